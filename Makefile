@@ -1,0 +1,27 @@
+# The two entry points a new machine needs: `make demo` and `make test`.
+# Both create the virtual environment on first use.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+$(BIN)/vyre: pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(BIN)/vyre
+
+.PHONY: demo test lint bench
+demo: $(BIN)/vyre
+	$(BIN)/vyre demo
+
+test: $(BIN)/vyre
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+lint: $(BIN)/vyre
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bench: $(BIN)/vyre
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/incremental.py
+	$(BIN)/python bench/relevant.py

@@ -1,0 +1,142 @@
+"""The one library API every surface calls: CLI, hooks, MCP, eval and tests.
+
+`Memory` owns the two stores of one home: the ledger (opened at once) and the graph (opened
+on first use, since only one process may hold it). Methods return values from `vyre.models`
+or plain data; printing is the surfaces' job.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from vyre import config
+from vyre.extract import RULES_VERSION, extract_draft
+from vyre.graph import GraphStore
+from vyre.ledger import Ledger
+from vyre.memory import Reader
+from vyre.models import Fact
+from vyre.rooms import MAIN, DeriveReport, derive, room_for_cwd
+from vyre.rooms import projects as project_ops
+from vyre.transcripts import IngestReport, ingest, reextract
+
+
+class Memory:
+    def __init__(self, home: Path | None = None, *, engine: str | None = None):
+        self.home = Path(home) if home else config.home()
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.ledger = Ledger(self.home / "vyre.db")
+        self._engine = engine
+        self._store: GraphStore | None = None
+        self._reader: Reader | None = None
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+            self._reader = None
+        self.ledger.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def store(self) -> GraphStore:
+        if self._store is None:
+            self._store = GraphStore(self.home / "graph", self._engine)
+        return self._store
+
+    @property
+    def reader(self) -> Reader:
+        if self._reader is None:
+            self._reader = Reader(self.store)
+        return self._reader
+
+    # -- writes -------------------------------------------------------------------------
+
+    def ingest(self, root: Path | None = None, progress=None) -> tuple[IngestReport, DeriveReport]:
+        """Read new transcript lines, then re-derive the rooms they touch."""
+        self._rules_current()
+        report = ingest(
+            self.ledger,
+            Path(root) if root else config.projects_root(),
+            extract_draft,
+            progress=progress,
+        )
+        return report, self.derive()
+
+    def derive(self, *, force: bool = False) -> DeriveReport:
+        return derive(self.ledger, self.store, config.settings(), force=force)
+
+    def _rules_current(self) -> None:
+        """Stored mentions were found by older rules: find them again from the turns."""
+        if self.ledger.meta("rules_version") == RULES_VERSION:
+            return
+        reextract(self.ledger, extract_draft)
+        with self.ledger.transaction() as db:
+            self.ledger.set_meta(db, "rules_version", RULES_VERSION)
+
+    # -- projects -------------------------------------------------------------------------
+
+    def projects(self) -> list[dict]:
+        return self.ledger.projects()
+
+    def project_add(self, slug, name, folders, org=None) -> list[str]:
+        return project_ops.add(self.ledger, slug, name, folders, org)
+
+    def project_pick(self, slug: str, session: str) -> None:
+        project_ops.pick(self.ledger, slug, session)
+
+    def project_unpick(self, slug: str, session: str) -> None:
+        project_ops.unpick(self.ledger, slug, session)
+
+    def project_remove(self, slug: str) -> None:
+        project_ops.remove(self.ledger, slug)
+
+    def project_suggest(self, limit: int = 10) -> list[tuple[str, int]]:
+        return project_ops.suggest(self.ledger, limit)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def room_for(self, cwd: str | None, session: str | None = None) -> str:
+        """The room a Claude Code session reads: its project (by cwd or pick), else unfiled."""
+        projects = self.projects()
+        if session:
+            picked = sorted(p["slug"] for p in projects if session in p["picks"])
+            home = room_for_cwd(cwd, projects)
+            if picked and home not in picked:
+                return picked[0]
+        return room_for_cwd(cwd, projects)
+
+    def check_room(self, room: str) -> str:
+        if room in (MAIN, "unfiled") or any(p["slug"] == room for p in self.projects()):
+            return room
+        raise project_ops.ProjectError(f"no project {room!r} (see `vyre project list`)")
+
+    def facts(self, room: str = MAIN, *, now: datetime | None = None, closed=False) -> list[Fact]:
+        return self.reader.facts(self.check_room(room), now or config.now(), closed=closed)
+
+    def about(self, name: str, room: str = MAIN, *, now: datetime | None = None):
+        return self.reader.about(name, self.check_room(room), now or config.now())
+
+    def why(self, name: str, rel=None, obj=None, room: str | None = None, *, now=None):
+        rooms = [self.check_room(room)] if room else self.reader.rooms()
+        return self.reader.why(name, rel, obj, rooms, now or config.now())
+
+    def relevant(
+        self,
+        prompt: str,
+        cwd: str | None,
+        *,
+        session: str | None = None,
+        limit: int = 5,
+        now: datetime | None = None,
+    ) -> list[Fact]:
+        room = self.room_for(cwd, session)
+        return self.reader.relevant(prompt, room, now or config.now(), limit=limit)
+
+    def overview(self, room: str = MAIN, *, now: datetime | None = None) -> dict:
+        return self.reader.overview(self.check_room(room), now or config.now())

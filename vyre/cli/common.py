@@ -1,0 +1,118 @@
+"""What every command shares: opening memory, turning domain errors into one line, printing."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from datetime import datetime
+
+import click
+
+from vyre import config
+from vyre.api import Memory
+from vyre.config import ConfigError
+from vyre.evaluate.memory import WorldError
+from vyre.graph import GraphError
+from vyre.ledger import LedgerError
+from vyre.memory import ago
+from vyre.models import Fact
+from vyre.rooms.projects import ProjectError
+from vyre.transcripts import MissingRoot
+
+DOMAIN_ERRORS = (ConfigError, GraphError, LedgerError, MissingRoot, ProjectError, WorldError)
+
+
+def domain_errors(fn: Callable) -> Callable:
+    """A known failure prints one line and exits 1; nothing else is caught."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except DOMAIN_ERRORS as exc:
+            raise click.ClickException(str(exc).splitlines()[0]) from exc
+
+    return wrapper
+
+
+def open_memory() -> Memory:
+    return Memory()
+
+
+def now() -> datetime:
+    return config.now()
+
+
+def fact_json(f: Fact) -> dict:
+    return {
+        "id": f.id,
+        "subject": f.subject,
+        "subject_kind": f.subject_kind,
+        "rel": f.rel,
+        "object": f.object,
+        "object_kind": f.object_kind,
+        "room": f.room,
+        "confidence": f.confidence,
+        "fresh": f.fresh,
+        "stale": f.stale,
+        "status": f.status,
+        "source": f.source,
+        "seen": f.seen.isoformat() if f.seen else None,
+        "valid_from": f.valid_from.isoformat() if f.valid_from else None,
+        "valid_to": f.valid_to.isoformat() if f.valid_to else None,
+        "sources": [
+            {
+                "session": s.session,
+                "seq": s.seq,
+                "quote": s.quote,
+                "ts": s.ts.isoformat() if s.ts else None,
+                "rule": s.rule,
+            }
+            for s in f.sources
+        ],
+    }
+
+
+def print_json(value) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def phrase(f: Fact) -> str:
+    """A fact as a short sentence: "Priya Anand works at Keel & Ash Architects"."""
+    rel = {
+        "is": "is a",
+        "works_at": "works at",
+        "has_title": "is",
+        "client_of": "is a client of",
+        "repo_for": "is the repo for",
+        "deadline": "is due",
+        "prefers": "prefers",
+        "decided": "decided",
+        "has_address": "has the address",
+        "domain_of": "is the domain of",
+        "mentioned_in": "was mentioned in",
+    }.get(f.rel, f.rel)
+    subject = "you" if f.subject == "owner" else f.subject
+    obj = "you" if f.object == "owner" else f.object
+    if f.rel == "has_title":
+        obj = f"the {obj}"
+    return f"{subject} {rel} {obj}"
+
+
+def age_note(f: Fact, at: datetime) -> str:
+    if f.source == "taught":
+        return "from your project settings"
+    if f.rel == "deadline":
+        return f"said {ago(f.seen, at)}"
+    note = f"last said {ago(f.seen, at)}"
+    return f"stale: {note}" if f.stale else note
+
+
+def fact_line(f: Fact, at: datetime, *, room: bool = False) -> str:
+    bits = [f"conf {f.confidence:.2f}", f"fresh {f.fresh:.2f}", age_note(f, at)]
+    if f.status:
+        bits.append(f.status)
+    if room:
+        bits.append(f"[{f.room}]")
+    return f"{f.id}  {phrase(f)}  ({' · '.join(bits)})"

@@ -1,0 +1,69 @@
+"""Where things live and what time it is.
+
+One function knows where home is (`home()`, from VYRE_HOME), one knows what "now" is
+(`now()`, from VYRE_NOW), and one knows where Claude Code keeps its transcripts
+(`projects_root()`). Derive never calls `now()`: only reads do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    # Narrow user-turn patterns; off until the eval shows precision 0.8 or more (ADR 0007 §2).
+    "relations.prefers": False,
+    "relations.decided": False,
+}
+
+
+class ConfigError(Exception):
+    """A setting or environment value that cannot be used."""
+
+
+def home() -> Path:
+    """The Vyre home folder (VYRE_HOME, default ~/.vyre), created 0700 on first use."""
+    path = Path(os.environ.get("VYRE_HOME") or Path.home() / ".vyre").expanduser()
+    if not path.exists():
+        path.mkdir(parents=True, mode=0o700)
+    return path
+
+
+def projects_root() -> Path:
+    """Claude Code's projects folder: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else Path.home() / ".claude").expanduser() / "projects"
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO time as naive UTC (the graph engine drops offsets, so we never keep them)."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ConfigError(f"not an ISO time: {text!r}") from exc
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value
+
+
+def now() -> datetime:
+    """The clock for every read: VYRE_NOW when set (tests, evals), else the real time."""
+    fixed = os.environ.get("VYRE_NOW")
+    if fixed:
+        return parse_time(fixed)
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def settings() -> dict[str, Any]:
+    """Defaults overlaid with $VYRE_HOME/settings.json when it exists."""
+    merged = dict(DEFAULT_SETTINGS)
+    path = home() / "settings.json"
+    if path.exists():
+        try:
+            merged.update(json.loads(path.read_text()))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read {path}: {exc}") from exc
+    return merged

@@ -1,0 +1,95 @@
+"""Date phrases in a person's words, resolved against the turn's own timestamp.
+
+- ISO dates are taken as written.
+- "October 9", "Oct 9th", "9 October" (no year): the turn's year, or the next year when that
+  date is more than 30 days before the turn (nobody sets a deadline a month in the past).
+- A weekday ("Friday", "on Friday", "this Friday"): the next such day strictly after the
+  turn's date. "next Friday" skips a week when the plain next Friday is still in the turn's
+  own week (said on a Monday, "next Friday" is eleven days away, not four).
+- "today", "tomorrow".
+Anything else is not a date; the rule that asked gets None and makes no fact.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+from vyre.extract.lexicon import MONTHS, WEEKDAYS
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+
+# One pattern for every phrase we accept; named groups say which form matched.
+DATE = (
+    r"(?:(?P<iso>\d{4}-\d{2}-\d{2})"
+    rf"|(?P<md>{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)"
+    rf"|(?P<dm>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?)"
+    rf"|(?P<wd>(?:(?:this|next|on)\s+)?{_DAY})"
+    r"|(?P<rel>today|tomorrow))(?![\w-])"
+)
+DATE_RE = re.compile(DATE, re.I)
+
+
+def resolve(match: re.Match, said: datetime | None) -> date | None:
+    """The calendar date a DATE match means, said at `said` (None: only absolute dates)."""
+    groups = match.groupdict()
+    if groups.get("iso"):
+        try:
+            return date.fromisoformat(groups["iso"])
+        except ValueError:
+            return None
+    if groups.get("md") or groups.get("dm"):
+        return _month_day(groups.get("md") or groups.get("dm"), said)
+    if said is None:
+        return None
+    today = said.date()
+    if groups.get("wd"):
+        return _weekday(groups["wd"].lower(), today)
+    if groups.get("rel"):
+        return today + timedelta(days=1 if groups["rel"].lower() == "tomorrow" else 0)
+    return None
+
+
+def _month_day(text: str, said: datetime | None) -> date | None:
+    words = re.findall(r"[a-z]+|\d+", text.lower())
+    month = next((MONTHS[w] for w in words if w in MONTHS), None)
+    numbers = [int(w) for w in words if w.isdigit()]
+    if month is None or not numbers:
+        return None
+    day = numbers[0]
+    year = numbers[1] if len(numbers) > 1 else None
+    if year is None:
+        if said is None:
+            return None
+        year = said.year
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            return None
+        if candidate < said.date() - timedelta(days=30):
+            year += 1
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _weekday(text: str, today: date) -> date | None:
+    words = text.split()
+    name = words[-1]
+    target = WEEKDAYS.get(name)
+    if target is None:
+        target = WEEKDAYS.get(name.removesuffix("day"))
+    if target is None:
+        target = next((v for k, v in WEEKDAYS.items() if name.startswith(k)), None)
+    if target is None:
+        return None
+    ahead = (target - today.weekday()) % 7 or 7
+    found = today + timedelta(days=ahead)
+    if words[0] == "next" and found.isocalendar()[:2] == today.isocalendar()[:2]:
+        found += timedelta(days=7)
+    return found

@@ -1,0 +1,5 @@
+"""The ledger: what happened and what the user said, in SQLite (WAL)."""
+
+from vyre.ledger.store import Ledger, LedgerBusy, LedgerError
+
+__all__ = ["Ledger", "LedgerBusy", "LedgerError"]

@@ -1,0 +1,180 @@
+"""The ledger store: opens `vyre.db`, migrates on construction, writes in transactions.
+
+It is the source of truth. The graph is derived from it and can always be rebuilt.
+WAL mode lets short-lived readers (hooks, a second CLI) read while one process writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from vyre.ledger.migrations import MIGRATIONS
+
+
+class LedgerError(Exception):
+    """The ledger cannot be used (corrupt, unreadable, wrong schema)."""
+
+
+class LedgerBusy(LedgerError):
+    """Another process holds the ledger's write lock for longer than we wait."""
+
+
+def ts_text(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="microseconds") if value else None
+
+
+def ts_value(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+class Ledger:
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 5000):
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.OperationalError as exc:
+            raise _translate(exc, path) from exc
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"the ledger at {path} is not readable: {exc}") from exc
+        path.chmod(0o600)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; everything in it lands together or not at all."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise _translate(exc, self.path) from exc
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        else:
+            self.db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (id TEXT PRIMARY KEY, applied TEXT NOT NULL)"
+        )
+        done = {row[0] for row in self.db.execute("SELECT id FROM migrations")}
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            with self.transaction() as db:
+                for statement in _statements(sql):
+                    db.execute(statement)
+                db.execute(
+                    "INSERT INTO migrations (id, applied) VALUES (?, datetime('now'))", (name,)
+                )
+
+    # -- meta ---------------------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- projects -----------------------------------------------------------------------
+
+    def projects(self) -> list[dict]:
+        rows = self.db.execute("SELECT slug, name, org FROM projects ORDER BY slug").fetchall()
+        folders: dict[str, list[str]] = {}
+        for slug, folder in self.db.execute(
+            "SELECT slug, folder FROM project_folders ORDER BY slug, folder"
+        ):
+            folders.setdefault(slug, []).append(folder)
+        picks: dict[str, list[str]] = {}
+        for slug, session in self.db.execute("SELECT slug, session FROM picks ORDER BY 1, 2"):
+            picks.setdefault(slug, []).append(session)
+        return [
+            {
+                "slug": slug,
+                "name": name,
+                "org": org,
+                "folders": folders.get(slug, []),
+                "picks": picks.get(slug, []),
+            }
+            for slug, name, org in rows
+        ]
+
+    # -- sessions and turns -------------------------------------------------------------
+
+    def sessions(self) -> list[dict]:
+        cols = ("id", "parent", "cwd", "title", "first_ts", "last_ts", "sidechain", "version")
+        rows = self.db.execute(f"SELECT {', '.join(cols)} FROM sessions ORDER BY id").fetchall()
+        return [dict(zip(cols, row, strict=True)) for row in rows]
+
+    def session(self, session_id: str) -> dict | None:
+        return next((s for s in self._sessions_where("id = ?", session_id)), None)
+
+    def _sessions_where(self, where: str, *args) -> Iterable[dict]:
+        cols = ("id", "parent", "cwd", "title", "first_ts", "last_ts", "sidechain", "version")
+        for row in self.db.execute(f"SELECT {', '.join(cols)} FROM sessions WHERE {where}", args):
+            yield dict(zip(cols, row, strict=True))
+
+    def turn(self, session: str, seq: int) -> dict | None:
+        row = self.db.execute(
+            "SELECT session, seq, ts, role, by, kind, text FROM turns "
+            "WHERE session = ? AND seq = ?",
+            (session, seq),
+        ).fetchone()
+        if not row:
+            return None
+        keys = ("session", "seq", "ts", "role", "by", "kind", "text")
+        return dict(zip(keys, row, strict=True))
+
+    def turn_counts(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT by, count(*) FROM turns GROUP BY by"))
+
+    def mentions(self, sessions: Iterable[str]) -> list[tuple]:
+        """Mention rows for these sessions, in (session, seq) order."""
+        ids = sorted(set(sessions))
+        if not ids:
+            return []
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (id TEXT PRIMARY KEY)")
+        self.db.execute("DELETE FROM wanted")
+        self.db.executemany("INSERT INTO wanted (id) VALUES (?)", ((i,) for i in ids))
+        return self.db.execute(
+            "SELECT m.session, m.seq, m.rule, m.subject, m.subject_kind, m.rel, m.object, "
+            "m.object_kind, m.quote, m.ts FROM mentions m JOIN wanted w ON w.id = m.session "
+            "ORDER BY m.session, m.seq, m.rule, m.subject, m.rel, m.object"
+        ).fetchall()
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    out, buf = [], []
+    for line in sql.strip().splitlines():
+        buf.append(line)
+        text = "\n".join(buf).strip()
+        if sqlite3.complete_statement(text):
+            out.append(text)
+            buf = []
+    return [s for s in out if s.strip(" ;\n")]
+
+
+def _translate(exc: sqlite3.OperationalError, path: Path) -> LedgerError:
+    if "locked" in str(exc) or "busy" in str(exc):
+        return LedgerBusy(f"the ledger {path} is locked by another process; try again shortly")
+    return LedgerError(f"the ledger {path} cannot be used: {exc}")

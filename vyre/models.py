@@ -1,0 +1,89 @@
+"""Pure values shared across packages. No database code lives here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+By = Literal["person", "agent", "tool", "program"]
+Kind = Literal["person", "org", "address", "domain", "repo", "thing", "value", "owner", "session"]
+
+# Relations the graph holds. `is` is identity (object: the entity's kind).
+RELATIONS = (
+    "is",
+    "works_at",
+    "has_title",
+    "client_of",
+    "repo_for",
+    "deadline",
+    "prefers",
+    "decided",
+    "mentioned_in",
+    "has_address",
+    "domain_of",
+)
+
+
+class Value(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Turn(Value):
+    """One text turn of a session: a record (or an assistant message) and who wrote it."""
+
+    session: str
+    seq: int
+    ts: datetime | None
+    role: Literal["user", "assistant"]
+    by: By
+    kind: str  # text, tool_result, tool_use, command, meta, ...
+    text: str
+    sidechain: bool = False
+
+
+class Mention(Value):
+    """What one rule found in one turn: an entity (rel `is`) or a relation claim."""
+
+    session: str
+    seq: int
+    rule: str
+    subject: str
+    subject_kind: str
+    rel: str
+    object: str
+    object_kind: str
+    quote: str
+    ts: datetime | None = None
+
+
+class Source(Value):
+    session: str
+    seq: int
+    quote: str
+    ts: datetime | None
+    rule: str = ""
+
+
+class Fact(Value):
+    """A belief as the read API shows it, with its freshness computed at read time."""
+
+    id: str
+    room: str
+    subject: str
+    subject_kind: str
+    rel: str
+    object: str
+    object_kind: str
+    confidence: float
+    fresh: float
+    stale: bool
+    seen: datetime | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    status: str = ""  # '' | 'conflict' | 'closed'
+    source: str = "extracted"
+    sessions: int = 0
+    rules: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()

@@ -1,0 +1,138 @@
+"""Identity inside one room: which spellings are one person, org, address or repo.
+
+Rules (ADR 0007 §2):
+- `Dana M. Reyes` is Dana Reyes (middle initials drop out of the key).
+- Two names with one address are one identity.
+- A first name alone ("Priya") is a short form: it resolves to the one full name in this room
+  that starts with it, and to nothing when the room has none or several. Short forms keep
+  every claimant; the one in the room wins.
+- An org named without its org word ("Summit", "Keel & Ash") resolves to the one org in this
+  room whose name it is the core or the first words of; otherwise it stands on its own.
+- A near match is never merged: distinct full names stay distinct.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from vyre.extract.lexicon import ORG_WORDS
+from vyre.resolve.names import entity_id, fold, org_core, org_key, person_key
+
+ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            # the smaller id wins, so the outcome never depends on input order
+            lo, hi = sorted((ra, rb))
+            self.parent[hi] = lo
+
+
+class Identities:
+    """Built from one room's mentions; answers "which entity is this label?"."""
+
+    def __init__(self, mentions: list[tuple], taught_orgs: list[str] = ()):
+        self._labels: dict[str, Counter] = defaultdict(Counter)
+        self._uf = _UnionFind()
+        persons: set[str] = set()
+        orgs: Counter = Counter()
+        for m in mentions:
+            for label, kind in ((m[3], m[4]), (m[6], m[7])):
+                if kind == "person" and len(label.split()) >= 2:
+                    persons.add(label)
+                elif kind == "org":
+                    orgs[label] += 1
+        for label in taught_orgs:
+            orgs[label] += 1
+        # full names, and the first names that point at them
+        self._first: dict[str, set[str]] = defaultdict(set)
+        for label in sorted(persons):
+            pid = entity_id("person", label)
+            self._uf.find(pid)
+            self._first[fold(label.split()[0])].add(pid)
+        # two names with one address are one identity
+        by_address: dict[str, set[str]] = defaultdict(set)
+        for m in mentions:
+            if m[5] == "has_address" and len(m[3].split()) >= 2:
+                by_address[m[6].lower()].add(entity_id("person", m[3]))
+        for pids in by_address.values():
+            first, *rest = sorted(pids)
+            for other in rest:
+                self._uf.union(first, other)
+        # orgs: full names (with an org word, or taught) and the short forms that point at them
+        full = sorted(
+            {o for o in orgs if _has_org_word(o)} | set(taught_orgs), key=lambda o: org_key(o)
+        )
+        self._full_orgs = {org_key(o): o for o in full}
+        self._org_alias: dict[str, str] = {}
+        for label in sorted(orgs):
+            key = org_key(label)
+            if key in self._full_orgs:
+                continue
+            target = self._short_org(label)
+            if target:
+                self._org_alias[key] = target
+
+    # -- lookups ------------------------------------------------------------------------
+
+    def resolve(self, label: str, kind: str) -> str | None:
+        """The entity id a label names in this room, or None (an unresolved short form)."""
+        if kind == "person":
+            if len(label.split()) >= 2:
+                return self._uf.find(entity_id("person", label))
+            claimants = {self._uf.find(p) for p in self._first.get(fold(label), ())}
+            return claimants.pop() if len(claimants) == 1 else None
+        if kind == "org":
+            key = org_key(label)
+            return self._org_alias.get(key, f"org:{key}") if key else None
+        if kind in ENTITY_KINDS or kind in ("thing", "value", "owner", "date", "kind", "session"):
+            return entity_id(kind, label)
+        return None
+
+    def note_label(self, eid: str, label: str, kind: str) -> None:
+        """Count a spelling for an entity; short forms never become the label."""
+        if kind == "person" and len(label.split()) < 2:
+            return
+        if kind == "org" and org_key(label) in self._org_alias:
+            return
+        self._labels[eid][label] += 1
+
+    def label(self, eid: str, fallback: str) -> str:
+        """The room's spelling: the most said; ties go to the plainest, then alphabetical."""
+        counts = self._labels.get(eid)
+        if not counts:
+            return fallback
+        return min(counts, key=lambda s: (-counts[s], _ornate(s), s))
+
+    def _short_org(self, label: str) -> str | None:
+        key, core = org_key(label), org_core(label)
+        hits = {
+            full_key
+            for full_key, full in self._full_orgs.items()
+            if (core and org_core(full) == core) or full_key.startswith(key + " ")
+        }
+        return f"org:{hits.pop()}" if len(hits) == 1 else None
+
+
+def _has_org_word(label: str) -> bool:
+    return any(w.rstrip(".") in ORG_WORDS for w in label.split())
+
+
+def _ornate(label: str) -> int:
+    """How much a spelling adds to the plain name (middle initials, punctuation)."""
+    return sum(1 for w in label.split() if len(w.rstrip(".")) == 1) + label.count(".")
+
+
+__all__ = ["ENTITY_KINDS", "Identities", "person_key"]

@@ -1,0 +1,94 @@
+"""Normal forms: the keys that say two spellings are one entity."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from vyre.extract.lexicon import ORG_NOISE, WORD_TLDS
+
+_MIDDLE_INITIAL = re.compile(r"\b[A-Za-z]\.\s+")
+
+
+def fold(text: str) -> str:
+    """Casefold, strip accents, collapse white space."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(text.casefold().split())
+
+
+def person_key(label: str) -> str:
+    """`Dana M. Reyes` and `Dana Reyes` share a key: middle initials do not tell people apart."""
+    words = label.split()
+    if len(words) > 2:
+        words = (
+            [words[0]]
+            + [w for w in words[1:-1] if not re.fullmatch(r"[A-Za-z]\.?", w)]
+            + [words[-1]]
+        )
+    return fold(" ".join(words))
+
+
+def org_key(label: str) -> str:
+    text = fold(label).replace("&", " and ")
+    return " ".join(re.sub(r"[^\w\s]", " ", text).split())
+
+
+def org_core(label: str) -> str:
+    """An org's name without org words or links, squashed: "Keel & Ash Architects" -> keelash."""
+    words = [w for w in org_key(label).split() if w not in {x.casefold() for x in ORG_NOISE}]
+    return "".join(words)
+
+
+def org_forms(label: str) -> set[str]:
+    """What a domain may spell for an org: its core, or its whole name squashed."""
+    whole = "".join(w for w in org_key(label).split() if w != "and")
+    return {f for f in (org_core(label), whole) if f}
+
+
+def domain_cores(domain: str) -> set[str]:
+    """What a domain can name: harlow.law -> {harlow, harlowlaw}; keelash.com -> {keelash}."""
+    labels = domain.lower().split(".")
+    if len(labels) < 2:
+        return set()
+    tld, name = labels[-1], labels[-2]
+    name = re.sub(r"[^a-z0-9]", "", name)
+    cores = {name}
+    if tld in WORD_TLDS:
+        cores.add(name + tld)
+    return {c for c in cores if c}
+
+
+def local_part_forms(label: str) -> set[str]:
+    """The address local parts a person's name can take: priya, priya.anand, panand, ..."""
+    words = [re.sub(r"[^a-z]", "", w) for w in person_key(label).split()]
+    words = [w for w in words if w]
+    if len(words) < 2:
+        return set(words)
+    first, last = words[0], words[-1]
+    return {
+        first,
+        last,
+        f"{first}.{last}",
+        f"{first}{last}",
+        f"{first}_{last}",
+        f"{first}-{last}",
+        f"{first[0]}{last}",
+        f"{first[0]}.{last}",
+        f"{last}{first[0]}",
+        f"{last}.{first}",
+    }
+
+
+def entity_id(kind: str, label: str) -> str:
+    if kind == "person":
+        return f"person:{person_key(label)}"
+    if kind == "org":
+        return f"org:{org_key(label)}"
+    if kind in ("address", "domain", "repo"):
+        return f"{kind}:{label.lower()}"
+    if kind == "owner":
+        return "owner"
+    if kind == "kind":
+        return f"kind:{label}"
+    return f"{kind}:{fold(label)}"

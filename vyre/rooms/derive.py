@@ -1,0 +1,450 @@
+"""One room's beliefs, computed from that room's sessions only.
+
+What must stay true (ADR 0007 §1-§3):
+- A room's rows are a function of its own sessions, its project and the settings. Nothing
+  measured in another room (a short form, a hub role, a close) reaches it.
+- Anchor rule: a session that is in several rooms is evidence in this room only for entities
+  this room also has from a session of its own (or its project's org). Facts about things
+  that are not entities (deadlines, preferences) from such a session are not filed here.
+- The vote for one-at-a-time relations (works_at, has_title): when a newer value appears after
+  every mention of the old one, the winner moved and the old row is closed at the move;
+  otherwise the value with the most sessions wins (ties: the most recent). Silence never closes.
+- Derive never reads the clock: the same inputs give the same rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from vyre.graph import EvidenceRow, FactRow, RoomRows
+from vyre.resolve import (
+    ENTITY_KINDS,
+    Identities,
+    domain_cores,
+    local_part_forms,
+    org_core,
+    org_forms,
+)
+
+EVIDENCE_KEEP_FIRST = 2
+EVIDENCE_KEEP_LAST = 6
+DEADLINE_GRACE = timedelta(days=2)  # a deadline closes two days after its date
+
+# How much one session's mention by a rule is worth; sessions combine as independent votes.
+RULE_CONFIDENCE = {
+    "person.name": 0.9,
+    "person.context": 0.8,
+    "person.short": 0.6,
+    "org.suffix": 0.9,
+    "org.context": 0.7,
+    "org.known": 0.85,
+    "org.project": 1.0,
+    "address.email": 0.95,
+    "domain.email": 0.9,
+    "domain.bare": 0.8,
+    "repo.url": 0.9,
+    "repo.slug": 0.75,
+    "repo.bare": 0.5,
+    "repo.git_remote": 0.95,
+    "works_at.appositive": 0.9,
+    "works_at.verb": 0.85,
+    "works_at.joined": 0.85,
+    "works_at.from": 0.75,
+    "works_at.at": 0.7,
+    "has_title.appositive": 0.85,
+    "has_title.parenthetical": 0.85,
+    "has_title.is": 0.85,
+    "has_title.preceding": 0.75,
+    "has_address.adjacent": 0.9,
+    "has_address.local_part": 0.75,
+    "client_of.words": 0.85,
+    "repo_for.git_remote": 0.9,
+    "repo_for.name": 0.7,
+    "domain_of.name": 0.8,
+    "deadline.due": 0.9,
+    "deadline.deadline": 0.9,
+    "deadline.launch": 0.9,
+    "deadline.ship": 0.85,
+    "prefers.words": 0.8,
+    "decided.words": 0.8,
+}
+FUNCTIONAL = ("works_at", "has_title")
+
+
+@dataclass(frozen=True, order=True)
+class Ev:
+    ts: datetime | None
+    session: str
+    seq: int
+    rule: str
+    quote: str
+
+
+@dataclass
+class Claim:
+    subject: str
+    subject_kind: str
+    rel: str
+    object: str
+    object_kind: str
+    evidence: list[Ev] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> set[str]:
+        return {e.session for e in self.evidence}
+
+    @property
+    def first(self) -> datetime | None:
+        times = [e.ts for e in self.evidence if e.ts]
+        return min(times) if times else None
+
+    @property
+    def last(self) -> datetime | None:
+        times = [e.ts for e in self.evidence if e.ts]
+        return max(times) if times else None
+
+
+@dataclass
+class RoomInput:
+    room: str
+    digest: str
+    mentions: list[
+        tuple
+    ]  # ledger rows: session, seq, rule, subject, kind, rel, object, kind, quote, ts
+    single: set[str]  # sessions that are in this room only
+    org: str | None = None  # the project's org, taught by Projects
+    settings: dict = field(default_factory=dict)
+
+
+def fact_id(room: str, subject: str, rel: str, obj: str) -> str:
+    digest = hashlib.blake2b(f"{room}\x1f{subject}\x1f{rel}\x1f{obj}".encode(), digest_size=5)
+    return "f" + digest.hexdigest()
+
+
+def derive_room(inp: RoomInput) -> RoomRows:
+    taught = [inp.org] if inp.org else []
+    ident = Identities(inp.mentions, taught)
+    claims = _claims(inp, ident)
+    rows = RoomRows(room=inp.room, digest=inp.digest)
+    out = _Writer(inp.room, ident, rows)
+    org_id = ident.resolve(inp.org, "org") if inp.org else None
+    by_rel: dict[str, list[Claim]] = defaultdict(list)
+    for claim in claims.values():
+        by_rel[claim.rel].append(claim)
+    for claim in by_rel.pop("is", []):
+        out.fact(claim)
+    if org_id:  # the project teaches its org and that the org is the owner's client
+        out.taught(org_id, "org", "is", "kind:org", "kind", inp.org, "org", "org.project")
+        out.taught(
+            org_id, "org", "client_of", "owner", "owner", inp.org, "owner", "client_of.project"
+        )
+    works_at = _vote(by_rel.pop("works_at", []), out)
+    _vote(by_rel.pop("has_title", []), out)
+    _deadlines(by_rel.pop("deadline", []), out)
+    remotes = by_rel.pop("git_remote", [])
+    for rel in sorted(by_rel):
+        for claim in by_rel[rel]:
+            out.fact(claim)
+    _repo_for(claims, remotes, org_id, out)
+    domain_orgs = _domain_of(claims, out)
+    _local_parts(claims, works_at, domain_orgs, out)
+    _mentioned_in(claims, out)
+    rows.facts.sort(key=lambda f: f.id)
+    rows.evidence.sort(key=lambda e: (e.fact, e.session, e.seq, e.rule))
+    return rows
+
+
+# -- claims: mentions resolved and anchored ------------------------------------------------------
+
+
+def _claims(inp: RoomInput, ident: Identities) -> dict[tuple, Claim]:
+    resolved = []
+    for m in inp.mentions:
+        session, seq, rule, subj, skind, rel, obj, okind, quote, ts = m
+        if rel in ("prefers", "decided") and not inp.settings.get(f"relations.{rel}"):
+            continue
+        sid = ident.resolve(subj, skind)
+        if rel == "is":
+            oid, okind = f"kind:{skind}", "kind"
+        elif rel == "git_remote":
+            oid = "workspace"
+        else:
+            oid = ident.resolve(obj, okind)
+        if sid is None or oid is None:
+            continue
+        resolved.append((m, sid, oid, okind))
+    anchored = {ident.resolve(inp.org, "org")} if inp.org else set()
+    for m, sid, oid, _ in resolved:
+        if m[0] in inp.single:
+            anchored.update((sid, oid))
+    # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
+    strong_repos = {sid for m, sid, _, _ in resolved if m[4] == "repo" and m[2] != "repo.bare"}
+    resolved = [r for r in resolved if r[0][4] != "repo" or r[1] in strong_repos]
+    claims: dict[tuple, Claim] = {}
+    for m, sid, oid, okind in resolved:
+        session, seq, rule, subj, skind, rel, obj, _, quote, ts = m
+        if session not in inp.single:
+            ends = [(sid, skind), (oid, okind)]
+            if skind not in ENTITY_KINDS or rel == "git_remote":
+                continue
+            if any(k in ENTITY_KINDS and e not in anchored for e, k in ends):
+                continue
+        ident.note_label(sid, subj, skind)
+        if rel not in ("is", "git_remote"):
+            ident.note_label(oid, obj, okind)
+        key = (sid, rel, oid)
+        claim = claims.get(key)
+        if claim is None:
+            claim = claims[key] = Claim(sid, skind, rel, oid, okind)
+        when = datetime.fromisoformat(ts) if ts else None
+        claim.evidence.append(Ev(when, session, seq, rule, quote))
+    return claims
+
+
+# -- votes ---------------------------------------------------------------------------------------
+
+
+def _vote(claims: list[Claim], out: _Writer) -> dict[str, str]:
+    """One value at a time per subject. Returns subject -> the open winner's object."""
+    per_subject: dict[str, list[Claim]] = defaultdict(list)
+    for c in claims:
+        per_subject[c.subject].append(c)
+    winners = {}
+    for subject, cands in sorted(per_subject.items()):
+        newest = max(cands, key=lambda c: (c.last or datetime.min, c.object))
+        moved = all(
+            c is newest or (c.last and newest.first and c.last < newest.first) for c in cands
+        )
+        if moved:
+            winner = newest
+        else:
+            winner = max(cands, key=lambda c: (len(c.sessions), c.last or datetime.min, c.object))
+        winners[subject] = winner.object
+        out.fact(winner)
+        for c in cands:
+            if c is winner:
+                continue
+            if c.last and winner.first and c.last < winner.first:
+                out.fact(c, valid_to=winner.first, status="closed")
+    return winners
+
+
+def _deadlines(claims: list[Claim], out: _Writer) -> None:
+    """Each date said for a subject is a row; a later, different date closes the earlier one."""
+    per_subject: dict[str, list[Claim]] = defaultdict(list)
+    for c in claims:
+        per_subject[c.subject].append(c)
+    for _, cands in sorted(per_subject.items()):
+        cands.sort(key=lambda c: (c.first or datetime.min, c.object))
+        for i, c in enumerate(cands):
+            due = date.fromisoformat(c.object.removeprefix("date:"))
+            closes = datetime.combine(due, datetime.min.time()) + DEADLINE_GRACE
+            later = [n for n in cands[i + 1 :] if n.first and c.last and n.first > c.last]
+            if later:
+                closes = min(closes, later[0].first)
+            out.fact(c, valid_to=closes, status="")
+
+
+def _repo_for(claims: dict, remotes: list[Claim], org_id: str | None, out: _Writer) -> None:
+    if org_id:
+        for c in remotes:
+            out.fact(
+                Claim(
+                    c.subject,
+                    "repo",
+                    "repo_for",
+                    org_id,
+                    "org",
+                    [_as(e, "repo_for.git_remote") for e in c.evidence],
+                )
+            )
+    repos = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "repo"]
+    orgs: dict[str, set[str]] = {
+        c.subject: c.sessions for c in claims.values() if c.rel == "is" and c.subject_kind == "org"
+    }
+    if org_id:
+        orgs.setdefault(org_id, set())
+    for repo in repos:
+        name = "".join(ch for ch in repo.subject.removeprefix("repo:") if ch.isalnum())
+        for org, sessions in sorted(orgs.items()):
+            core = org_core(out.ident.label(org, org.removeprefix("org:")))
+            if len(core) < 4 or core not in name:
+                continue
+            together = repo.sessions & sessions
+            # In a project's own room, a repo named after the project's org is the org's.
+            if org == org_id or len(together) >= 2:
+                together = together or repo.sessions
+                evidence = [_as(e, "repo_for.name") for e in repo.evidence if e.session in together]
+                out.fact(Claim(repo.subject, "repo", "repo_for", org, "org", evidence))
+
+
+def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
+    orgs = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "org"]
+    found = {}
+    for dom in sorted(
+        (c for c in claims.values() if c.rel == "is" and c.subject_kind == "domain"),
+        key=lambda c: c.subject,
+    ):
+        cores = domain_cores(dom.subject.removeprefix("domain:"))
+        hits = [
+            o
+            for o in orgs
+            if org_forms(out.ident.label(o.subject, o.subject.removeprefix("org:"))) & cores
+        ]
+        if len(hits) == 1:
+            found[dom.subject] = hits[0].subject
+            out.fact(
+                Claim(
+                    dom.subject,
+                    "domain",
+                    "domain_of",
+                    hits[0].subject,
+                    "org",
+                    [_as(e, "domain_of.name") for e in dom.evidence],
+                )
+            )
+    return found
+
+
+def _local_parts(claims: dict, works_at: dict, domain_orgs: dict, out: _Writer) -> None:
+    """An address's local part names a person when exactly one person here has that form and
+    works at the org of the address's domain (0.75)."""
+    linked = {c.object for c in claims.values() if c.rel == "has_address"}
+    persons = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "person"]
+    for addr in sorted(
+        (c for c in claims.values() if c.rel == "is" and c.subject_kind == "address"),
+        key=lambda c: c.subject,
+    ):
+        if addr.subject in linked:
+            continue
+        local, _, domain = addr.subject.removeprefix("address:").partition("@")
+        org = domain_orgs.get(f"domain:{domain}")
+        if not org:
+            continue
+        hits = [
+            p
+            for p in persons
+            if works_at.get(p.subject) == org
+            and local in local_part_forms(out.ident.label(p.subject, p.subject))
+        ]
+        if len(hits) == 1:
+            out.fact(
+                Claim(
+                    hits[0].subject,
+                    "person",
+                    "has_address",
+                    addr.subject,
+                    "address",
+                    [_as(e, "has_address.local_part") for e in addr.evidence],
+                )
+            )
+
+
+def _mentioned_in(claims: dict, out: _Writer) -> None:
+    firsts: dict[tuple[str, str], Ev] = {}
+    kinds: dict[str, str] = {}
+    for c in claims.values():
+        if c.rel != "is" or c.subject_kind not in ENTITY_KINDS:
+            continue
+        kinds[c.subject] = c.subject_kind
+        for e in c.evidence:
+            key = (c.subject, e.session)
+            if key not in firsts or e < firsts[key]:
+                firsts[key] = e
+    for (eid, session), ev in sorted(firsts.items()):
+        out.fact(
+            Claim(eid, kinds[eid], "mentioned_in", f"session:{session}", "session", [ev]),
+            object_label=session,
+        )
+
+
+def _as(e: Ev, rule: str) -> Ev:
+    return Ev(e.ts, e.session, e.seq, rule, e.quote)
+
+
+# -- rows -----------------------------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self, room: str, ident: Identities, rows: RoomRows):
+        self.room, self.ident, self.rows = room, ident, rows
+        self._done: set[str] = set()
+
+    def fact(self, c: Claim, *, valid_to=None, status: str = "", object_label=None) -> None:
+        fid = fact_id(self.room, c.subject, c.rel, c.object)
+        if fid in self._done:
+            return
+        self._done.add(fid)
+        evidence = sorted(set(c.evidence))
+        best: dict[str, float] = {}
+        for e in evidence:
+            best[e.session] = max(best.get(e.session, 0.0), RULE_CONFIDENCE.get(e.rule, 0.6))
+        doubt = 1.0
+        for value in best.values():
+            doubt *= 1.0 - value
+        kept = _keep(evidence)
+        self.rows.facts.append(
+            FactRow(
+                id=fid,
+                room=self.room,
+                subject=c.subject,
+                subject_kind=c.subject_kind,
+                subject_label=self._label(c.subject, c.subject_kind),
+                rel=c.rel,
+                object=c.object,
+                object_kind=c.object_kind,
+                object_label=object_label or self._label(c.object, c.object_kind),
+                confidence=round(min(0.99, 1.0 - doubt), 4),
+                source="extracted",
+                valid_from=c.first,
+                valid_to=valid_to,
+                seen=c.last,
+                sessions=len(best),
+                rules=",".join(sorted({e.rule for e in evidence})),
+                status=status,
+            )
+        )
+        for e in kept:
+            self.rows.evidence.append(
+                EvidenceRow(fid, self.room, c.subject, e.session, e.seq, e.ts, e.rule, e.quote)
+            )
+
+    def taught(self, sid, skind, rel, oid, okind, slabel, olabel, rule) -> None:
+        fid = fact_id(self.room, sid, rel, oid)
+        if fid in self._done:
+            return
+        self._done.add(fid)
+        self.rows.facts.append(
+            FactRow(
+                id=fid,
+                room=self.room,
+                subject=sid,
+                subject_kind=skind,
+                subject_label=slabel,
+                rel=rel,
+                object=oid,
+                object_kind=okind,
+                object_label=olabel,
+                confidence=1.0,
+                source="taught",
+                rules=rule,
+            )
+        )
+
+    def _label(self, eid: str, kind: str) -> str:
+        if kind == "kind":
+            return eid.removeprefix("kind:")
+        if kind == "owner":
+            return "owner"
+        fallback = eid.split(":", 1)[-1]
+        return self.ident.label(eid, fallback)
+
+
+def _keep(evidence: list[Ev]) -> list[Ev]:
+    """The earliest two and the latest six: enough to trace, small enough to store."""
+    if len(evidence) <= EVIDENCE_KEEP_FIRST + EVIDENCE_KEEP_LAST:
+        return evidence
+    return evidence[:EVIDENCE_KEEP_FIRST] + evidence[-EVIDENCE_KEEP_LAST:]

@@ -1,0 +1,61 @@
+"""Which rooms a session is in.
+
+A room is a project (its folders plus the sessions picked into it), or `unfiled` for sessions
+in no project. A session's `cwd` belongs to the project with the deepest folder containing it
+(nested project folders do not make every session shared). Picks add rooms. A subagent's
+transcript is in its parent session's rooms. Folder names are never decoded into paths: the
+`cwd` comes from the records.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+UNFILED = "unfiled"
+MAIN = "*"
+
+
+def _under(cwd: str, folder: str) -> int:
+    """Depth of `folder` when it contains `cwd`, else -1."""
+    try:
+        PurePosixPath(cwd).relative_to(PurePosixPath(folder))
+    except ValueError:
+        return -1
+    return len(PurePosixPath(folder).parts)
+
+
+def project_for_cwd(cwd: str | None, projects: list[dict]) -> str | None:
+    """The project whose folder holds `cwd` most closely, or None."""
+    if not cwd:
+        return None
+    best, depth = None, -1
+    for p in projects:
+        for folder in p["folders"]:
+            d = _under(cwd, folder.rstrip("/") or "/")
+            if d > depth:
+                best, depth = p["slug"], d
+    return best
+
+
+def room_for_cwd(cwd: str | None, projects: list[dict]) -> str:
+    return project_for_cwd(cwd, projects) or UNFILED
+
+
+def session_rooms(sessions: list[dict], projects: list[dict]) -> dict[str, frozenset[str]]:
+    picked: dict[str, set[str]] = {}
+    for p in projects:
+        for sid in p["picks"]:
+            picked.setdefault(sid, set()).add(p["slug"])
+    own: dict[str, frozenset[str]] = {}
+    for s in sessions:
+        rooms = set(picked.get(s["id"], ()))
+        home = project_for_cwd(s["cwd"], projects)
+        if home:
+            rooms.add(home)
+        own[s["id"]] = frozenset(rooms or {UNFILED})
+    # subagents follow their parent (picks of the parent included)
+    out = {}
+    for s in sessions:
+        parent = s.get("parent")
+        out[s["id"]] = own.get(parent, own[s["id"]]) if parent else own[s["id"]]
+    return out

@@ -1,0 +1,107 @@
+"""Re-derive the rooms whose inputs changed, then the main graph.
+
+A room's digest covers everything its rows are a function of: the rules and derive versions,
+the relevant settings, its project (org, folders, picks) and, for each of its sessions, the
+session's version and whether it is shared with another room. Rooms whose digest matches the
+one stored beside their rows are left alone, so appending to one session re-derives only the
+rooms that session is in (and `'*'`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from vyre.extract import RULES_VERSION
+from vyre.graph import GraphStore
+from vyre.ledger import Ledger
+from vyre.rooms.derive import RoomInput, derive_room
+from vyre.rooms.main import derive_main
+from vyre.rooms.membership import MAIN, UNFILED, session_rooms
+
+DERIVE_VERSION = "1"
+
+
+@dataclass
+class DeriveReport:
+    rooms: list[str] = field(default_factory=list)  # rooms re-derived
+    dropped: list[str] = field(default_factory=list)
+    facts: int = 0
+
+    def summary(self) -> str:
+        if not self.rooms and not self.dropped:
+            return "memory is up to date"
+        return f"derived {len(self.rooms)} room(s), {self.facts:,} facts"
+
+
+def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
+    """(room -> digest, room -> sessions, session -> rooms) for the ledger as it is."""
+    sessions = ledger.sessions()
+    projects = ledger.projects()
+    membership = session_rooms(sessions, projects)
+    by_room: dict[str, list[dict]] = defaultdict(list)
+    for s in sessions:
+        for room in membership[s["id"]]:
+            by_room[room].append(s)
+    config = {p["slug"]: p for p in projects}
+    for slug in config:
+        by_room.setdefault(slug, [])
+    toggles = {k: v for k, v in sorted(settings.items()) if k.startswith("relations.")}
+    digests = {}
+    for room, members in by_room.items():
+        h = hashlib.blake2b(digest_size=16)
+        project = config.get(room)
+        h.update(
+            json.dumps(
+                [
+                    RULES_VERSION,
+                    DERIVE_VERSION,
+                    toggles,
+                    room,
+                    project and project["org"],
+                    project and project["folders"],
+                    project and project["picks"],
+                ]
+            ).encode()
+        )
+        for s in sorted(members, key=lambda s: s["id"]):
+            h.update(f"|{s['id']}:{s['version']}:{len(membership[s['id']])}".encode())
+        digests[room] = h.hexdigest()
+    return digests, by_room, membership
+
+
+def derive(ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = False):
+    digests, by_room, membership = plan(ledger, settings)
+    stored = store.digests()
+    stale = sorted(r for r in digests if force or stored.get(r) != digests[r])
+    gone = sorted(r for r in stored if r not in digests and r != MAIN)
+    report = DeriveReport(rooms=stale, dropped=gone)
+    orgs = {p["slug"]: p["org"] for p in ledger.projects()}
+    batch = []
+    for room in stale:
+        ids = [s["id"] for s in by_room[room]]
+        rows = derive_room(
+            RoomInput(
+                room=room,
+                digest=digests[room],
+                mentions=ledger.mentions(ids),
+                single={sid for sid in ids if len(membership[sid]) == 1},
+                org=orgs.get(room) if room != UNFILED else None,
+                settings=settings,
+            )
+        )
+        report.facts += len(rows.facts)
+        batch.append(rows)
+    store.replace_rooms(batch)
+    store.drop_rooms(gone)
+    main_digest = hashlib.blake2b(
+        json.dumps(sorted(digests.items())).encode(), digest_size=16
+    ).hexdigest()
+    if stale or gone or stored.get(MAIN) != main_digest:
+        main = derive_main(store, main_digest)
+        store.replace_rooms([main])
+        report.facts += len(main.facts)
+        store.prune()
+    return report

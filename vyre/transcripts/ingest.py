@@ -1,0 +1,341 @@
+"""Read Claude Code transcripts into the ledger, incrementally by byte offset per file.
+
+What must stay true:
+- A file is read from where the last run stopped; only whole lines are taken. A last line
+  with no newline is taken only if it parses (a writer may still be appending it).
+- A file that shrank, or whose first bytes changed, is a rewrite: its session is read
+  again whole and its turns replaced, in the same transaction.
+- Each file is one transaction: turns, mentions and the new offset land together, so a
+  crash or a vanished file never loses or duplicates a turn.
+- `seq` is a record's 0-based line index in its file. The session id is the file's stem.
+- Bad lines (corrupt JSON, non-UTF-8, not an object, unknown type) are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from vyre.ledger import Ledger
+from vyre.transcripts.classify import IGNORED, Draft, drafts
+
+HEAD_BYTES = 256
+
+# extract(draft, session_id) -> mention rows (rule, subject, subject_kind, rel, object,
+# object_kind, quote); the ingest adds session, seq and ts.
+Extractor = Callable[[Draft], list[tuple]]
+
+
+class MissingRoot(Exception):
+    """The projects root does not exist."""
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    read: int = 0  # files with new bytes
+    records: int = 0
+    turns: int = 0
+    by: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
+    ignored: Counter = field(default_factory=Counter)
+    rewrites: int = 0
+    pending: int = 0  # unfinished last lines left for the next run
+    sessions: set[str] = field(default_factory=set)  # sessions that changed
+
+    def summary(self) -> str:
+        by = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by.items()))
+        line = f"{self.files:,} files ({self.read:,} with new lines), {self.turns:,} new turns"
+        if by:
+            line += f" ({by})"
+        skipped = sum(self.skipped.values())
+        if skipped:
+            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.skipped.items()))
+            line += f"; skipped {skipped:,} lines: {reasons}"
+        else:
+            line += "; skipped 0 lines"
+        if self.rewrites:
+            line += f"; {self.rewrites} rewritten files read again"
+        return line
+
+
+def transcript_files(root: Path) -> list[Path]:
+    """Every transcript under root: sessions, `agent-*.jsonl` beside them, and subagents."""
+    return sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+
+
+def session_key(path: Path) -> tuple[str, str | None]:
+    """(session id, parent session) from a transcript's path."""
+    if path.parent.name == "subagents":
+        return path.stem, path.parent.parent.name
+    return path.stem, None
+
+
+def ingest(
+    ledger: Ledger,
+    root: Path,
+    extract: Extractor,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> IngestReport:
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise MissingRoot(f"no Claude Code projects folder at {root}")
+    report = IngestReport()
+    files = transcript_files(root)
+    report.files = len(files)
+    known = {
+        row[0]: row[1:]
+        for row in ledger.db.execute(
+            "SELECT path, session, offset, lines, head, head_len FROM files"
+        )
+    }
+    claimed = {row[1]: row[0] for row in ledger.db.execute("SELECT path, session FROM files")}
+    for path in files:
+        _ingest_file(ledger, path, known.get(str(path)), claimed, extract, report)
+        if progress:
+            progress(1)
+    return report
+
+
+def _ingest_file(ledger, path: Path, state, claimed: dict, extract: Extractor, report) -> None:
+    key = str(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+            if state is not None:
+                session, offset, lines, head_hash, head_len = state
+                rewrite = size < offset or _digest(head[:head_len]) != head_hash
+            else:
+                session, offset, lines, rewrite = _new_session_id(path, claimed), 0, 0, False
+            if rewrite:
+                offset, lines = 0, 0
+            if size == offset:
+                return
+            f.seek(offset)
+            data = f.read(size - offset)
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        report.skipped["unreadable file"] += 1
+        return
+    chunks = data.split(b"\n")
+    tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
+    consumed = len(data) - len(tail)
+    parsed = [_parse(chunk) for chunk in chunks]
+    if tail:
+        last = _parse(tail)
+        if isinstance(last, dict):
+            parsed.append(last)
+            consumed = len(data)
+        else:
+            report.pending += 1
+    report.read += 1
+    parent = session_key(path)[1]
+    with ledger.transaction() as db:
+        if rewrite:
+            report.rewrites += 1
+            db.execute("DELETE FROM turns WHERE session = ?", (session,))
+            db.execute("DELETE FROM mentions WHERE session = ?", (session,))
+        new_lines = len(parsed)
+        _store(db, session, parent, lines, parsed, extract, report)
+        head_len = min(len(head), HEAD_BYTES)
+        db.execute(
+            "INSERT INTO files (path, session, offset, lines, head, head_len) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET offset = excluded.offset, "
+            "lines = excluded.lines, head = excluded.head, head_len = excluded.head_len",
+            (
+                key,
+                session,
+                offset + consumed,
+                lines + new_lines,
+                _digest(head[:head_len]),
+                head_len,
+            ),
+        )
+    report.sessions.add(session)
+
+
+def _store(db, session: str, parent, first_seq: int, parsed: list, extract, report) -> None:
+    turns: list[Draft] = []
+    meta = {
+        "cwd": None,
+        "title": None,
+        "first": None,
+        "last": None,
+        "sidechain": False,
+        "parent": parent,
+    }
+    for i, record in enumerate(parsed):
+        seq = first_seq + i
+        if isinstance(record, str):  # a reason the line could not be read
+            if record != "empty":
+                report.skipped[record] += 1
+            continue
+        report.records += 1
+        kind = record.get("type")
+        if kind in ("user", "assistant"):
+            ts = _ts(record.get("timestamp"))
+            _note_session(meta, record, ts)
+            turns.extend(drafts(record, seq, ts))
+        elif kind == "summary":
+            if isinstance(record.get("summary"), str):
+                meta["title"] = record["summary"][:200]
+        elif kind in IGNORED:
+            report.ignored[kind] += 1
+            if meta["cwd"] is None and isinstance(record.get("cwd"), str):
+                meta["cwd"] = record["cwd"]
+        else:
+            report.skipped["unknown record type"] += 1
+    _merge_assistant_messages(db, session, turns)
+    rows, mentions = [], []
+    for d in turns:
+        rows.append((session, d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg))
+        report.turns += 1
+        report.by[d.by] += 1
+        for m in extract(d):
+            mentions.append((session, d.seq, *m, d.ts))
+    db.executemany(
+        "INSERT INTO turns (session, seq, ts, role, by, kind, text, sidechain, msg) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", mentions)
+    _upsert_session(db, session, meta)
+
+
+def _merge_assistant_messages(db, session: str, turns: list[Draft]) -> None:
+    """One assistant message is one turn, though Claude Code writes a line per block.
+
+    Text from later lines of a message is appended to its first text turn, whether that
+    turn is in this batch or was stored by an earlier run (then it is updated in place).
+    """
+    first: dict[str, Draft] = {}
+    keep: list[Draft] = []
+    for d in turns:
+        if d.role != "assistant" or d.kind != "text" or not d.msg:
+            keep.append(d)
+            continue
+        if d.msg in first:
+            first[d.msg].text += "\n\n" + d.text
+            continue
+        row = db.execute(
+            "SELECT id, seq, text FROM turns WHERE session = ? AND msg = ? AND kind = 'text'",
+            (session, d.msg),
+        ).fetchone()
+        if row:  # continues a message stored earlier: update it and re-extract there
+            d.seq, d.text = row[1], row[2] + "\n\n" + d.text
+            db.execute("DELETE FROM turns WHERE id = ?", (row[0],))
+            db.execute("DELETE FROM mentions WHERE session = ? AND seq = ?", (session, row[1]))
+        first[d.msg] = d
+        keep.append(d)
+    turns[:] = keep
+
+
+def _note_session(meta: dict, record: dict, ts: str | None) -> None:
+    if meta["cwd"] is None and isinstance(record.get("cwd"), str):
+        meta["cwd"] = record["cwd"]
+    if record.get("isSidechain"):
+        meta["sidechain"] = True
+        if meta["parent"] is None and isinstance(record.get("sessionId"), str):
+            meta["parent"] = record["sessionId"]
+    if ts:
+        meta["first"] = min(meta["first"] or ts, ts)
+        meta["last"] = max(meta["last"] or ts, ts)
+
+
+def _upsert_session(db, session: str, meta: dict) -> None:
+    db.execute(
+        "INSERT INTO sessions (id, parent, cwd, title, first_ts, last_ts, sidechain, version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (id) DO UPDATE SET "
+        "parent = coalesce(sessions.parent, excluded.parent), "
+        "cwd = coalesce(sessions.cwd, excluded.cwd), "
+        "title = coalesce(excluded.title, sessions.title), "
+        "first_ts = min(coalesce(sessions.first_ts, excluded.first_ts), "
+        "  coalesce(excluded.first_ts, sessions.first_ts)), "
+        "last_ts = max(coalesce(sessions.last_ts, excluded.last_ts), "
+        "  coalesce(excluded.last_ts, sessions.last_ts)), "
+        "sidechain = max(sessions.sidechain, excluded.sidechain), "
+        "version = sessions.version + 1",
+        (
+            session,
+            meta["parent"],
+            meta["cwd"],
+            meta["title"],
+            meta["first"],
+            meta["last"],
+            int(meta["sidechain"]),
+        ),
+    )
+
+
+def _new_session_id(path: Path, claimed: dict) -> str:
+    """The file's stem, unless another file already owns that id (then a path-hashed one)."""
+    stem = session_key(path)[0]
+    owner = claimed.get(stem)
+    if owner is None or owner == str(path):
+        claimed[stem] = str(path)
+        return stem
+    unique = f"{stem}~{_digest(str(path).encode())[:8]}"
+    claimed[unique] = str(path)
+    return unique
+
+
+def _parse(chunk: bytes):
+    """A record dict, or the reason the line is skipped."""
+    if not chunk.strip():
+        return "empty"
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return "corrupt JSON"
+    return value if isinstance(value, dict) else "not a JSON object"
+
+
+def _ts(value) -> str | None:
+    """A record's timestamp as naive-UTC ISO text, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed.isoformat(timespec="microseconds")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None = None) -> int:
+    """Run the rules again over stored turns (after the rules changed). Returns turns read."""
+    where, args = ("", ())
+    if sessions is not None:
+        ids = sorted(set(sessions))
+        where = f" WHERE session IN ({','.join('?' * len(ids))})"
+        args = tuple(ids)
+    count = 0
+    with ledger.transaction() as db:
+        db.execute(f"DELETE FROM mentions{where}", args)
+        rows = db.execute(
+            f"SELECT session, seq, ts, role, by, kind, text, sidechain, msg FROM turns{where}",
+            args,
+        ).fetchall()
+        out = []
+        for session, seq, ts, role, by, kind, text, side, msg in rows:
+            d = Draft(seq, ts, role, by, kind, text, bool(side), msg)
+            out.extend((session, seq, *m, ts) for m in extract(d))
+            count += 1
+        db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", out)
+        db.execute("UPDATE sessions SET version = version + 1")
+    return count
