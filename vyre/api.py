@@ -7,6 +7,9 @@ or plain data; printing is the surfaces' job.
 
 from __future__ import annotations
 
+import gc
+import time
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -21,6 +24,19 @@ from vyre.rooms import projects as project_ops
 from vyre.transcripts import IngestReport, ingest, reextract
 
 
+@contextmanager
+def _no_cycle_collection():
+    """Ingest makes millions of short-lived, acyclic objects (parsed records); the cycle
+    collector would walk them again and again for nothing. Reference counting frees them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class Memory:
     def __init__(self, home: Path | None = None, *, engine: str | None = None):
         self.home = Path(home) if home else config.home()
@@ -29,6 +45,7 @@ class Memory:
         self._engine = engine
         self._store: GraphStore | None = None
         self._reader: Reader | None = None
+        self.last_derive_seconds = 0.0
 
     def close(self) -> None:
         if self._store is not None:
@@ -60,16 +77,20 @@ class Memory:
     def ingest(self, root: Path | None = None, progress=None) -> tuple[IngestReport, DeriveReport]:
         """Read new transcript lines, then re-derive the rooms they touch."""
         self._rules_current()
-        report = ingest(
-            self.ledger,
-            Path(root) if root else config.projects_root(),
-            extract_draft,
-            progress=progress,
-        )
-        return report, self.derive()
+        with _no_cycle_collection():
+            report = ingest(
+                self.ledger,
+                Path(root) if root else config.projects_root(),
+                extract_draft,
+                progress=progress,
+            )
+            return report, self.derive()
 
     def derive(self, *, force: bool = False) -> DeriveReport:
-        return derive(self.ledger, self.store, config.settings(), force=force)
+        started = time.perf_counter()
+        report = derive(self.ledger, self.store, config.settings(), force=force)
+        self.last_derive_seconds = time.perf_counter() - started
+        return report
 
     def _rules_current(self) -> None:
         """Stored mentions were found by older rules: find them again from the turns."""

@@ -185,31 +185,43 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
     if sidechain or by in ("program",):
         return []
     if by == "tool":
-        return _git_remotes(text)
+        return _git_remotes(text) if "(fetch)" in text else []
     if kind != "text" or by not in ("person", "agent"):
         return []
-    prose = _FENCE.sub(" ", text)
+    prose = _FENCE.sub(" ", text) if "```" in text else text
     out: list[tuple] = []
-    persons = _persons(prose, out)
-    _orgs(prose, out)
-    _addresses(prose, persons, out)
-    _domains(prose, out)
-    _repos(prose, out)
+    # Cheap substring checks first: most turns are code talk that names nobody.
+    tokens = list(_TOKEN.finditer(prose))
+    persons = _persons(prose, tokens, out)
+    _orgs(prose, tokens, out)
+    if "@" in prose:
+        _addresses(prose, persons, out)
+    if "." in prose:
+        _domains(prose, out)
+    if "/" in prose:
+        _repos(prose, out)
     _person_relations(prose, persons, out)
     if by == "person":
-        said = datetime.fromisoformat(ts) if ts else None
-        _deadlines(prose, said, out)
-        _clients(prose, out)
-        _choices(prose, out)
+        lower = prose.lower()
+        if any(w in lower for w in _DEADLINE_CUES):
+            said = datetime.fromisoformat(ts) if ts else None
+            _deadlines(prose, said, out)
+        if "client" in lower:
+            _clients(prose, out)
+        if any(w in lower for w in _CHOICE_CUES):
+            _choices(prose, out)
     return _unique(out)
+
+
+_DEADLINE_CUES = ("due", "deadline", "launch", "ships", "live")
+_CHOICE_CUES = ("prefer", "rather", "decided", "going with")
 
 
 # -- people -----------------------------------------------------------------------------------
 
 
-def _persons(text: str, out: list) -> list[tuple[int, int, str]]:
+def _persons(text: str, tokens: list[re.Match], out: list) -> list[tuple[int, int, str]]:
     """Find people; returns their spans (start, end, label). Short forms are labelled alone."""
-    tokens = list(_TOKEN.finditer(text))
     found: list[tuple[int, int, str]] = []
     i = 0
     while i < len(tokens):
@@ -356,9 +368,8 @@ def _title(title: str) -> str:
 # -- organisations -----------------------------------------------------------------------------
 
 
-def _orgs(text: str, out: list) -> None:
+def _orgs(text: str, tokens: list[re.Match], out: list) -> None:
     """Capitalised names that end in an org word: "Keel & Ash Architects", "Summit Dental"."""
-    tokens = list(_TOKEN.finditer(text))
     for i, tok in enumerate(tokens):
         if _bare(tok.group()) not in ORG_WORDS:
             continue

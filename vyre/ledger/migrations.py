@@ -42,16 +42,13 @@ CREATE TABLE turns (
 );
 CREATE INDEX turns_msg ON turns (session, msg);
 
+-- Search covers what was said (the person's and the assistant's text). Tool output and
+-- program text are stored, not indexed: they are most of the bytes and little of the memory.
+-- Ingest indexes new turns in bulk (Ledger.index_turns); deletes keep the index in step.
 CREATE VIRTUAL TABLE turns_fts USING fts5 (text, content='turns', content_rowid='id');
-CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
-  INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN
+CREATE TRIGGER turns_ad AFTER DELETE ON turns
+WHEN old.by IN ('person', 'agent') AND old.kind = 'text' BEGIN
   INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
-END;
-CREATE TRIGGER turns_au AFTER UPDATE OF text ON turns BEGIN
-  INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
-  INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
 END;
 
 -- What the extraction rules found in each turn. Recomputed from turns when the rules change

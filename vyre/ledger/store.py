@@ -23,6 +23,10 @@ class LedgerBusy(LedgerError):
     """Another process holds the ledger's write lock for longer than we wait."""
 
 
+# Which turns search covers: what was said, by the person or the assistant.
+SEARCHED = "by IN ('person', 'agent') AND kind = 'text'"
+
+
 def ts_text(value: datetime | None) -> str | None:
     return value.isoformat(timespec="microseconds") if value else None
 
@@ -39,6 +43,7 @@ class Ledger:
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA cache_size = -65536")  # 64 MiB: FTS merges thrash a small cache
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except sqlite3.OperationalError as exc:
@@ -81,6 +86,18 @@ class Ledger:
                 db.execute(
                     "INSERT INTO migrations (id, applied) VALUES (?, datetime('now'))", (name,)
                 )
+
+    # -- search ---------------------------------------------------------------------------
+
+    @staticmethod
+    def index_turns(db: sqlite3.Connection, *, after: int) -> None:
+        """Add turns stored after row `after` to the search index, in one statement (a
+        trigger per row costs twice as much on a large ingest)."""
+        db.execute(
+            "INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns "
+            f"WHERE id > ? AND {SEARCHED}",
+            (after,),
+        )
 
     # -- meta ---------------------------------------------------------------------------
 

@@ -9,19 +9,17 @@ transcript is in its parent session's rooms. Folder names are never decoded into
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 UNFILED = "unfiled"
 MAIN = "*"
 
 
 def _under(cwd: str, folder: str) -> int:
-    """Depth of `folder` when it contains `cwd`, else -1."""
-    try:
-        PurePosixPath(cwd).relative_to(PurePosixPath(folder))
-    except ValueError:
-        return -1
-    return len(PurePosixPath(folder).parts)
+    """Depth of `folder` when it contains `cwd`, else -1 (plain string work: this runs for
+    every session and project)."""
+    folder = folder.rstrip("/") or "/"
+    if cwd == folder or cwd.startswith(folder if folder == "/" else folder + "/"):
+        return folder.count("/") if folder != "/" else 0
+    return -1
 
 
 def project_for_cwd(cwd: str | None, projects: list[dict]) -> str | None:
@@ -31,7 +29,7 @@ def project_for_cwd(cwd: str | None, projects: list[dict]) -> str | None:
     best, depth = None, -1
     for p in projects:
         for folder in p["folders"]:
-            d = _under(cwd, folder.rstrip("/") or "/")
+            d = _under(cwd, folder)
             if d > depth:
                 best, depth = p["slug"], d
     return best

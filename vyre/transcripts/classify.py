@@ -54,7 +54,7 @@ _INJECTED = re.compile(
 
 # A typed prompt this long is a pasted document, not the person's own sentence.
 PASTED_CHARS = 4000
-TOOL_TEXT_CHARS = 4000  # tool output is stored clipped; extraction sees it whole
+TOOL_TEXT_CHARS = 1000  # tool output is stored clipped; extraction sees it whole
 
 
 @dataclass(slots=True)

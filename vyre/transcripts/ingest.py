@@ -21,10 +21,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
+
 from vyre.ledger import Ledger
 from vyre.transcripts.classify import IGNORED, Draft, drafts
 
 HEAD_BYTES = 256
+BATCH_FILES = 200
+BATCH_BYTES = 32 << 20
 
 # extract(draft, session_id) -> mention rows (rule, subject, subject_kind, rel, object,
 # object_kind, quote); the ingest adds session, seq and ts.
@@ -96,14 +100,25 @@ def ingest(
         )
     }
     claimed = {row[1]: row[0] for row in ledger.db.execute("SELECT path, session FROM files")}
-    for path in files:
-        _ingest_file(ledger, path, known.get(str(path)), claimed, extract, report)
+    pending = list(files)
+    while pending:
+        # Files land in batches: one transaction per batch keeps commits cheap, and a crash
+        # rolls a whole batch back (rows and offsets together), so nothing is half-read.
+        done, size = 0, 0
+        with ledger.transaction() as db:
+            last = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
+            while pending and done < BATCH_FILES and size < BATCH_BYTES:
+                path = pending.pop(0)
+                size += _ingest_file(db, path, known.get(str(path)), claimed, extract, report)
+                done += 1
+            ledger.index_turns(db, after=last)
         if progress:
-            progress(1)
+            progress(done)
     return report
 
 
-def _ingest_file(ledger, path: Path, state, claimed: dict, extract: Extractor, report) -> None:
+def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, report) -> int:
+    """Read one file's new lines into the open transaction; returns the bytes read."""
     key = str(path)
     try:
         size = path.stat().st_size
@@ -117,12 +132,12 @@ def _ingest_file(ledger, path: Path, state, claimed: dict, extract: Extractor, r
             if rewrite:
                 offset, lines = 0, 0
             if size == offset:
-                return
+                return 0
             f.seek(offset)
             data = f.read(size - offset)
     except (FileNotFoundError, PermissionError, IsADirectoryError):
         report.skipped["unreadable file"] += 1
-        return
+        return 0
     chunks = data.split(b"\n")
     tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
     consumed = len(data) - len(tail)
@@ -136,31 +151,25 @@ def _ingest_file(ledger, path: Path, state, claimed: dict, extract: Extractor, r
             report.pending += 1
     report.read += 1
     parent = session_key(path)[1]
-    with ledger.transaction() as db:
-        if rewrite:
-            report.rewrites += 1
-            db.execute("DELETE FROM turns WHERE session = ?", (session,))
-            db.execute("DELETE FROM mentions WHERE session = ?", (session,))
-        new_lines = len(parsed)
-        _store(db, session, parent, lines, parsed, extract, report)
-        head_len = min(len(head), HEAD_BYTES)
-        db.execute(
-            "INSERT INTO files (path, session, offset, lines, head, head_len) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET offset = excluded.offset, "
-            "lines = excluded.lines, head = excluded.head, head_len = excluded.head_len",
-            (
-                key,
-                session,
-                offset + consumed,
-                lines + new_lines,
-                _digest(head[:head_len]),
-                head_len,
-            ),
-        )
+    if rewrite:
+        report.rewrites += 1
+        db.execute("DELETE FROM turns WHERE session = ?", (session,))
+        db.execute("DELETE FROM mentions WHERE session = ?", (session,))
+    _store(db, session, parent, lines, parsed, extract, report, continued=offset > 0)
+    head_len = min(len(head), HEAD_BYTES)
+    db.execute(
+        "INSERT INTO files (path, session, offset, lines, head, head_len) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET offset = excluded.offset, "
+        "lines = excluded.lines, head = excluded.head, head_len = excluded.head_len",
+        (key, session, offset + consumed, lines + len(parsed), _digest(head[:head_len]), head_len),
+    )
     report.sessions.add(session)
+    return len(data)
 
 
-def _store(db, session: str, parent, first_seq: int, parsed: list, extract, report) -> None:
+def _store(
+    db, session: str, parent, first_seq: int, parsed: list, extract, report, *, continued: bool
+) -> None:
     turns: list[Draft] = []
     meta = {
         "cwd": None,
@@ -175,6 +184,10 @@ def _store(db, session: str, parent, first_seq: int, parsed: list, extract, repo
         if isinstance(record, str):  # a reason the line could not be read
             if record != "empty":
                 report.skipped[record] += 1
+            continue
+        if isinstance(record, tuple):  # a type we never read, seen without parsing
+            report.records += 1
+            report.ignored[record[1]] += 1
             continue
         report.records += 1
         kind = record.get("type")
@@ -191,7 +204,7 @@ def _store(db, session: str, parent, first_seq: int, parsed: list, extract, repo
                 meta["cwd"] = record["cwd"]
         else:
             report.skipped["unknown record type"] += 1
-    _merge_assistant_messages(db, session, turns)
+    _merge_assistant_messages(db, session, turns, continued)
     rows, mentions = [], []
     for d in turns:
         rows.append((session, d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg))
@@ -208,7 +221,7 @@ def _store(db, session: str, parent, first_seq: int, parsed: list, extract, repo
     _upsert_session(db, session, meta)
 
 
-def _merge_assistant_messages(db, session: str, turns: list[Draft]) -> None:
+def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: bool) -> None:
     """One assistant message is one turn, though Claude Code writes a line per block.
 
     Text from later lines of a message is appended to its first text turn, whether that
@@ -223,10 +236,13 @@ def _merge_assistant_messages(db, session: str, turns: list[Draft]) -> None:
         if d.msg in first:
             first[d.msg].text += "\n\n" + d.text
             continue
-        row = db.execute(
-            "SELECT id, seq, text FROM turns WHERE session = ? AND msg = ? AND kind = 'text'",
-            (session, d.msg),
-        ).fetchone()
+        row = (
+            continued
+            and db.execute(
+                "SELECT id, seq, text FROM turns WHERE session = ? AND msg = ? AND kind = 'text'",
+                (session, d.msg),
+            ).fetchone()
+        )
         if row:  # continues a message stored earlier: update it and re-extract there
             d.seq, d.text = row[1], row[2] + "\n\n" + d.text
             db.execute("DELETE FROM turns WHERE id = ?", (row[0],))
@@ -285,18 +301,38 @@ def _new_session_id(path: Path, claimed: dict) -> str:
     return unique
 
 
+# Claude Code writes compact JSON, so a record's own type appears as these bytes. Lines of
+# types we never read are recognised without parsing them (half of all lines are progress).
+_PROGRESS = b'"type":"progress"'
+_SNAPSHOT = b'"type":"file-history-snapshot"'
+_READ = (b'"type":"user"', b'"type":"assistant"', b'"type":"summary"')
+_IGNORED_PROGRESS = ("ignored", "progress")
+_IGNORED_SNAPSHOT = ("ignored", "file-history-snapshot")
+
+
 def _parse(chunk: bytes):
-    """A record dict, or the reason the line is skipped."""
-    if not chunk.strip():
+    """A record dict, ("ignored", type) for a line we never read, or why the line is skipped."""
+    if not chunk or chunk.isspace():
         return "empty"
+    unread = (
+        _IGNORED_PROGRESS
+        if _PROGRESS in chunk
+        else _IGNORED_SNAPSHOT
+        if _SNAPSHOT in chunk
+        else None
+    )
+    if unread and chunk[:1] == b"{" and not any(r in chunk for r in _READ):
+        return unread
     try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8"
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return "corrupt JSON"
+        value = orjson.loads(chunk)
+    except orjson.JSONDecodeError:
+        # orjson is strict where Claude Code is not (lone surrogates): ask the stdlib too
+        try:
+            value = json.loads(chunk)
+        except UnicodeDecodeError:
+            return "not UTF-8"
+        except ValueError:
+            return "corrupt JSON"
     return value if isinstance(value, dict) else "not a JSON object"
 
 
@@ -304,6 +340,8 @@ def _ts(value) -> str | None:
     """A record's timestamp as naive-UTC ISO text, or None."""
     if not isinstance(value, str):
         return None
+    if len(value) == 24 and value[23] == "Z" and value[19] == ".":  # Claude Code's own form
+        return value[:23] + "000"
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
