@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vyre import config
 from vyre.extract import RULES_VERSION, extract_draft
-from vyre.graph import GraphStore
+from vyre.graph import GraphStore, engine_name
 from vyre.ledger import Ledger
 from vyre.memory import Reader
 from vyre.models import Fact
@@ -63,7 +63,12 @@ class Memory:
     @property
     def store(self) -> GraphStore:
         if self._store is None:
-            self._store = GraphStore(self.home / "graph", self._engine)
+            # One file per engine in the graph folder: the engines cannot read each other's
+            # files, and the graph is derived, so a switch simply derives a new one.
+            folder = self.home / "graph"
+            folder.mkdir(mode=0o700, exist_ok=True)
+            name = self._engine or engine_name()
+            self._store = GraphStore(folder / f"memory.{name}", name)
         return self._store
 
     @property

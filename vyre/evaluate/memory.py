@@ -69,7 +69,8 @@ def load_world(world: Path) -> tuple[dict, dict]:
         spec = json.loads((world / "world.json").read_text())
         gold = json.loads((world / "gold.json").read_text())
     except FileNotFoundError as exc:
-        raise WorldError(f"{world} is not an eval world: {exc.filename} is missing") from exc
+        missing = Path(exc.filename).name
+        raise WorldError(f"{world} is not an eval world: {missing} is missing") from exc
     except ValueError as exc:
         raise WorldError(f"{world}: {exc}") from exc
     if not (world / "transcripts").is_dir():

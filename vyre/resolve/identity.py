@@ -56,6 +56,7 @@ class Identities:
                     orgs[label] += 1
         for label in taught_orgs:
             orgs[label] += 1
+            self._labels[entity_id("org", label)][label] += 1  # the project spells it
         # full names, and the first names that point at them
         self._first: dict[str, set[str]] = defaultdict(set)
         for label in sorted(persons):
