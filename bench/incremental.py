@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus  # noqa: E402
+import corpus
 
-from vyre.api import Memory  # noqa: E402
+from vyre.api import Memory
 
 TARGET_S = 1.0
 BASELINE = Path(__file__).with_name("baseline.json")
@@ -47,23 +47,30 @@ def main() -> int:
         memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
     t0 = time.perf_counter()
     memory.ingest(root)
-    print(f"home built in {time.perf_counter() - t0:.1f} s "
-          f"({len(memory.ledger.sessions()):,} sessions)")
+    print(
+        f"home built in {time.perf_counter() - t0:.1f} s "
+        f"({len(memory.ledger.sessions()):,} sessions)"
+    )
     times, touched = [], []
     for i in range(args.runs):
         corpus.append_session(root, project=(i % 30) + 1, seed=1000 + i)
         t = time.perf_counter()
-        report, derived = memory.ingest(root)
+        _, derived = memory.ingest(root)
         times.append(time.perf_counter() - t)
         touched.append(derived.rooms)
     memory.close()
     shutil.rmtree(work, ignore_errors=True)
     median = statistics.median(times)
-    figures = {"median_s": round(median, 3), "max_s": round(max(times), 3),
-               "rooms_rederived": sorted({len(r) for r in touched})}
+    figures = {
+        "median_s": round(median, 3),
+        "max_s": round(max(times), 3),
+        "rooms_rederived": sorted({len(r) for r in touched}),
+    }
     print(json.dumps(figures))
-    print(f"append one session + ingest: median {median * 1000:.0f} ms over {args.runs} runs; "
-          f"rooms re-derived each time: {touched[0]} (target under {TARGET_S:.0f} s)")
+    print(
+        f"append one session + ingest: median {median * 1000:.0f} ms over {args.runs} runs; "
+        f"rooms re-derived each time: {touched[0]} (target under {TARGET_S:.0f} s)"
+    )
     ok = median < TARGET_S and all(len(r) == 1 for r in touched)
     base = json.loads(BASELINE.read_text()).get("incremental") if BASELINE.exists() else None
     if base and median > base["median_s"] * 2:

@@ -48,8 +48,10 @@ def main() -> int:
     times.sort()
     p50, p95 = statistics.median(times), times[int(0.95 * len(times))]
     print(json.dumps({"p50_ms": round(p50, 3), "p95_ms": round(p95, 3), "calls": len(times)}))
-    print(f"relevant in process: p50 {p50:.3f} ms, p95 {p95:.3f} ms over {len(times):,} calls "
-          f"(target p95 under {TARGET_P95_MS} ms)")
+    print(
+        f"relevant in process: p50 {p50:.3f} ms, p95 {p95:.3f} ms over {len(times):,} calls "
+        f"(target p95 under {TARGET_P95_MS} ms)"
+    )
     ok = p95 < TARGET_P95_MS
     base = json.loads(BASELINE.read_text()).get("relevant") if BASELINE.exists() else None
     if base and p95 > base["p95_ms"] * 2:

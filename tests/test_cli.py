@@ -30,8 +30,10 @@ def run(monkeypatch):
 def projects(tmp_path):
     root = tmp_path / "projects"
     t = Transcript(root, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z")
-    t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans. "
-           "The site launches October 9.")
+    t.user(
+        "Priya Anand, the project architect at Keel & Ash Architects, sent the plans. "
+        "The site launches October 9."
+    )
     t.assistant("I'll draft a reply to Priya Anand.")
     t.write()
     return root
@@ -52,13 +54,23 @@ def test_missing_root_is_one_line_and_non_zero(run, tmp_path):
     result = run("ingest", str(tmp_path / "nope"), ok=False)
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        f"Error: no Claude Code projects folder at {tmp_path / 'nope'}"]
+        f"Error: no Claude Code projects folder at {tmp_path / 'nope'}"
+    ]
 
 
 def test_projects_add_list_pick_unpick_remove(run, projects):
     run("ingest", str(projects))
-    out = run("project", "add", "keel", "--name", "Keel site", "--folder", "/w/keel",
-              "--org", "Keel & Ash Architects").output
+    out = run(
+        "project",
+        "add",
+        "keel",
+        "--name",
+        "Keel site",
+        "--folder",
+        "/w/keel",
+        "--org",
+        "Keel & Ash Architects",
+    ).output
     assert "/w/keel does not exist on this machine" in out
     listing = run("project", "list").output
     assert "keel: Keel site for Keel & Ash Architects" in listing and "folder /w/keel" in listing
@@ -70,10 +82,15 @@ def test_projects_add_list_pick_unpick_remove(run, projects):
     assert "other" not in run("project", "list").output
 
 
-@pytest.mark.parametrize("args", [
-    ["project", "pick", "nope", "k1"], ["project", "remove", "nope"],
-    ["memory", "facts", "--room", "nope"], ["memory", "--project", "nope"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["project", "pick", "nope", "k1"],
+        ["project", "remove", "nope"],
+        ["memory", "facts", "--room", "nope"],
+        ["memory", "--project", "nope"],
+    ],
+)
 def test_unknown_project_is_one_line_and_non_zero(run, projects, args):
     run("ingest", str(projects))
     result = run(*args, ok=False)
@@ -98,10 +115,24 @@ def test_facts_json_has_the_documented_shape(run, projects, monkeypatch):
     run("ingest", str(projects))
     facts = json.loads(run("memory", "facts", "--room", "unfiled", "--json").output)
     works = next(f for f in facts if f["rel"] == "works_at")
-    assert {"subject", "subject_kind", "rel", "object", "object_kind", "room", "confidence",
-            "fresh", "stale", "seen", "sources"} <= set(works)
+    assert {
+        "subject",
+        "subject_kind",
+        "rel",
+        "object",
+        "object_kind",
+        "room",
+        "confidence",
+        "fresh",
+        "stale",
+        "seen",
+        "sources",
+    } <= set(works)
     assert (works["subject"], works["object"], works["room"]) == (
-        "Priya Anand", "Keel & Ash Architects", "unfiled")
+        "Priya Anand",
+        "Keel & Ash Architects",
+        "unfiled",
+    )
     assert works["sources"][0]["session"] == "k1" and works["sources"][0]["seq"] == 0
     assert "project architect" in works["sources"][0]["quote"]
 
@@ -124,8 +155,11 @@ def test_about_why_relevant_and_overview(run, projects, monkeypatch):
     why = run("why", "Priya Anand", "has_title").output
     assert "has_title.appositive" in why and "session k1 #0" in why
     assert '"Priya Anand, the project architect at Keel & Ash Architects, sent the plans."' in why
-    rel = json.loads(run("memory", "relevant", "Email Priya about the launch", "--cwd", "/w/keel",
-                         "--json").output)
+    rel = json.loads(
+        run(
+            "memory", "relevant", "Email Priya about the launch", "--cwd", "/w/keel", "--json"
+        ).output
+    )
     assert [f["rel"] for f in rel][:3] == ["deadline", "works_at", "has_title"]
     overview = run("memory").output
     assert "1 person" in overview and "Priya Anand" in overview
@@ -141,10 +175,16 @@ def test_about_someone_unknown_is_one_line(run, projects):
 def test_a_store_held_by_another_process_is_one_line(run, projects, tmp_path):
     run("ingest", str(projects))
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from vyre.api import Memory; m = Memory(); m.store; "
-         "print('held', flush=True); time.sleep(30)"],
-        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from vyre.api import Memory; m = Memory(); m.store; "
+            "print('held', flush=True); time.sleep(30)",
+        ],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "held"
@@ -159,9 +199,14 @@ def test_a_store_held_by_another_process_is_one_line(run, projects, tmp_path):
 
 def test_demo_runs_from_a_fresh_home(tmp_path):
     env = {**os.environ, "VYRE_HOME": str(tmp_path / "ignored")}
-    run = subprocess.run([sys.executable, "-m", "vyre.cli.main", "demo", "--home",
-                          str(tmp_path / "demo")], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "vyre.cli.main", "demo", "--home", str(tmp_path / "demo")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "Loaded the memory world (31 sessions, 5 projects)" in out
@@ -172,8 +217,15 @@ def test_demo_runs_from_a_fresh_home(tmp_path):
 
 
 def test_eval_memory_check_passes_on_the_bundled_world(run):
-    out = run("eval", "memory", "--world", str(WORLD), "--check", "--baseline",
-              str(ROOT / "eval" / "baseline.json")).output
+    out = run(
+        "eval",
+        "memory",
+        "--world",
+        str(WORLD),
+        "--check",
+        "--baseline",
+        str(ROOT / "eval" / "baseline.json"),
+    ).output
     assert "leakage 0" in out
 
 

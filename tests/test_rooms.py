@@ -100,13 +100,28 @@ def two_clients(tmp_path):
     memory = Memory()
     memory.project_add("keel", "Keel", ["/w/keel"], "Keel & Ash Architects")
     memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal")
-    session(root, "/w/keel", "k1", "2026-09-01T10:00:00Z",
-            "Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
-    session(root, "/w/harlow", "h1", "2026-09-02T10:00:00Z",
-            "Dana Reyes, the office manager at Harlow Legal, wants a directory.")
-    session(root, "/home/sam", "plan", "2026-09-03T10:00:00Z",
-            "Weekly planning: Priya Anand needs the plans, Dana Reyes wants the directory, "
-            "and Ines Carvalho from Tidewater Print quotes the brochures.")
+    session(
+        root,
+        "/w/keel",
+        "k1",
+        "2026-09-01T10:00:00Z",
+        "Priya Anand, the project architect at Keel & Ash Architects, sent the plans.",
+    )
+    session(
+        root,
+        "/w/harlow",
+        "h1",
+        "2026-09-02T10:00:00Z",
+        "Dana Reyes, the office manager at Harlow Legal, wants a directory.",
+    )
+    session(
+        root,
+        "/home/sam",
+        "plan",
+        "2026-09-03T10:00:00Z",
+        "Weekly planning: Priya Anand needs the plans, Dana Reyes wants the directory, "
+        "and Ines Carvalho from Tidewater Print quotes the brochures.",
+    )
     memory.ingest(root)
     memory.project_pick("keel", "plan")
     memory.project_pick("harlow", "plan")
@@ -140,8 +155,9 @@ def test_picked_session_is_in_the_project_not_unfiled_and_unpick_moves_it_back(t
     unfiled = keys(memory, "unfiled")
     assert ("Ines Carvalho", "is", "person") in unfiled
     assert ("Priya Anand", "is", "person") in unfiled  # said there, in its own room now
-    assert {s.session for s in memory.why("Priya Anand", "is", None, "keel", now=NOW)[0]
-            .sources} == {"k1"}
+    assert {
+        s.session for s in memory.why("Priya Anand", "is", None, "keel", now=NOW)[0].sources
+    } == {"k1"}
 
 
 def test_only_the_rooms_a_change_touches_are_derived_again(two_clients, tmp_path):
@@ -152,7 +168,7 @@ def test_only_the_rooms_a_change_touches_are_derived_again(two_clients, tmp_path
 
 
 def test_relevant_outside_every_project_reads_unfiled_never_a_clients_room(two_clients):
-    memory, root = two_clients
+    memory, _ = two_clients
     assert memory.relevant("Draft a note to Priya Anand", "/w/keel/src", now=NOW)
     assert memory.relevant("Draft a note to Priya Anand", "/home/sam", now=NOW) == []
     assert memory.relevant("Draft a note to Priya Anand", "/w/keelish", now=NOW) == []
@@ -177,24 +193,39 @@ def conflict_world(tmp_path, harlow_said: str) -> Memory:
     memory = Memory()
     memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal")
     memory.project_add("bramble", "Bramble", ["/w/bramble"], "Bramble Dental")
-    session(root, "/w/harlow", "h1", harlow_said,
-            "Dana Reyes, the office manager at Harlow Legal, wants a directory.")
-    session(root, "/w/bramble", "b1", "2026-09-20T10:00:00Z",
-            "Dana Reyes, the practice manager at Bramble Dental, wants online booking.")
+    session(
+        root,
+        "/w/harlow",
+        "h1",
+        harlow_said,
+        "Dana Reyes, the office manager at Harlow Legal, wants a directory.",
+    )
+    session(
+        root,
+        "/w/bramble",
+        "b1",
+        "2026-09-20T10:00:00Z",
+        "Dana Reyes, the practice manager at Bramble Dental, wants online booking.",
+    )
     memory.ingest(root)
     return memory
 
 
 def main_works_at(memory: Memory) -> dict[str, object]:
-    return {f.object: f for f in memory.facts("*", now=NOW, closed=True)
-            if f.subject == "Dana Reyes" and f.rel == "works_at"}
+    return {
+        f.object: f
+        for f in memory.facts("*", now=NOW, closed=True)
+        if f.subject == "Dana Reyes" and f.rel == "works_at"
+    }
 
 
 def test_rooms_that_disagree_within_90_days_are_a_conflict_in_the_main_graph(tmp_path):
     memory = conflict_world(tmp_path, "2026-09-01T10:00:00Z")
     rows = main_works_at(memory)
     assert {o: f.status for o, f in rows.items()} == {
-        "Harlow Legal": "conflict", "Bramble Dental": "conflict"}
+        "Harlow Legal": "conflict",
+        "Bramble Dental": "conflict",
+    }
     # each room keeps its own Dana, untouched by the other
     assert ("Dana Reyes", "works_at", "Harlow Legal") in keys(memory, "harlow")
     assert ("Dana Reyes", "works_at", "Bramble Dental") not in keys(memory, "harlow")
@@ -214,20 +245,36 @@ def test_beyond_90_days_the_older_is_closed_in_the_main_graph_only(tmp_path):
 def test_a_moved_winner_closes_the_old_row_and_silence_closes_nothing(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    session(root, "/home/sam", "a", "2026-02-01T10:00:00Z",
-            "Marco Silva from Summit Roofing called about the quote.")
+    session(
+        root,
+        "/home/sam",
+        "a",
+        "2026-02-01T10:00:00Z",
+        "Marco Silva from Summit Roofing called about the quote.",
+    )
     session(root, "/home/sam", "b", "2026-02-03T10:00:00Z", "Joy Tran from Summit Roofing too.")
-    session(root, "/home/sam", "c", "2026-09-01T10:00:00Z",
-            "Marco Silva joined Ridgeline Roofing last month.")
+    session(
+        root,
+        "/home/sam",
+        "c",
+        "2026-09-01T10:00:00Z",
+        "Marco Silva joined Ridgeline Roofing last month.",
+    )
     memory.ingest(root)
-    rows = {f.object: f for f in memory.facts("unfiled", now=NOW, closed=True)
-            if f.subject == "Marco Silva" and f.rel == "works_at"}
+    rows = {
+        f.object: f
+        for f in memory.facts("unfiled", now=NOW, closed=True)
+        if f.subject == "Marco Silva" and f.rel == "works_at"
+    }
     assert rows["Ridgeline Roofing"].valid_to is None
     assert rows["Summit Roofing"].status == "closed"
     assert rows["Summit Roofing"].valid_to == parse_time("2026-09-01T10:01:00Z")
     # Joy was never said again: eight months of silence leave her row open, only stale
-    joy = next(f for f in memory.facts("unfiled", now=NOW)
-               if f.subject == "Joy Tran" and f.rel == "works_at")
+    joy = next(
+        f
+        for f in memory.facts("unfiled", now=NOW)
+        if f.subject == "Joy Tran" and f.rel == "works_at"
+    )
     assert joy.valid_to is None and joy.stale
     memory.close()
 
@@ -235,12 +282,20 @@ def test_a_moved_winner_closes_the_old_row_and_silence_closes_nothing(tmp_path):
 def test_hub_rule_marks_an_org_in_many_rooms_but_never_a_projects_own(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    for slug, org in (("a", "Keel & Ash Architects"), ("b", "Harlow Legal"),
-                      ("c", "Bramble Dental")):
+    for slug, org in (
+        ("a", "Keel & Ash Architects"),
+        ("b", "Harlow Legal"),
+        ("c", "Bramble Dental"),
+    ):
         memory.project_add(slug, slug, [f"/w/{slug}"], org)
-        session(root, f"/w/{slug}", f"{slug}1", "2026-09-01T10:00:00Z",
-                f"Payments go through Stripe; {org} signs off, and Keel & Ash Architects "
-                "drew the logo.")
+        session(
+            root,
+            f"/w/{slug}",
+            f"{slug}1",
+            "2026-09-01T10:00:00Z",
+            f"Payments go through Stripe; {org} signs off, and Keel & Ash Architects "
+            "drew the logo.",
+        )
     memory.ingest(root)
     status = {f.subject: f.status for f in memory.facts("*", now=NOW) if f.rel == "is"}
     assert status["Stripe"] == "hub"
@@ -252,13 +307,21 @@ def test_hub_rule_marks_an_org_in_many_rooms_but_never_a_projects_own(tmp_path):
 def test_two_names_with_one_address_are_one_identity(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    session(root, "/home/sam", "a", "2026-09-01T10:00:00Z",
-            "Dana M. Reyes <dana@harlow.law> sent the plan.",
-            "Dana Reyes <dana@harlow.law> confirmed.",
-            "Dani Reyes <dana@harlow.law> signed it.")
+    session(
+        root,
+        "/home/sam",
+        "a",
+        "2026-09-01T10:00:00Z",
+        "Dana M. Reyes <dana@harlow.law> sent the plan.",
+        "Dana Reyes <dana@harlow.law> confirmed.",
+        "Dani Reyes <dana@harlow.law> signed it.",
+    )
     memory.ingest(root)
-    people = {f.subject for f in memory.facts("unfiled", now=NOW)
-              if f.rel == "is" and f.object == "person"}
+    people = {
+        f.subject
+        for f in memory.facts("unfiled", now=NOW)
+        if f.rel == "is" and f.object == "person"
+    }
     assert people == {"Dana Reyes"}
     memory.close()
 
@@ -266,11 +329,19 @@ def test_two_names_with_one_address_are_one_identity(tmp_path):
 def test_near_names_are_never_merged(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    session(root, "/home/sam", "a", "2026-09-01T10:00:00Z",
-            "Dana Reyes from Harlow Legal and Dana Reyez from Bramble Dental both wrote.")
+    session(
+        root,
+        "/home/sam",
+        "a",
+        "2026-09-01T10:00:00Z",
+        "Dana Reyes from Harlow Legal and Dana Reyez from Bramble Dental both wrote.",
+    )
     memory.ingest(root)
-    people = {f.subject for f in memory.facts("unfiled", now=NOW)
-              if f.rel == "is" and f.object == "person"}
+    people = {
+        f.subject
+        for f in memory.facts("unfiled", now=NOW)
+        if f.rel == "is" and f.object == "person"
+    }
     assert people == {"Dana Reyes", "Dana Reyez"}
     memory.close()
 
@@ -278,12 +349,18 @@ def test_near_names_are_never_merged(tmp_path):
 def test_an_address_local_part_names_the_one_person_at_its_domain(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    session(root, "/home/sam", "a", "2026-09-01T10:00:00Z",
-            "Priya Anand, the project architect at Keel & Ash Architects, is the contact. "
-            "Send the invoice to panand@keelash.com and copy office@keelash.com.")
+    session(
+        root,
+        "/home/sam",
+        "a",
+        "2026-09-01T10:00:00Z",
+        "Priya Anand, the project architect at Keel & Ash Architects, is the contact. "
+        "Send the invoice to panand@keelash.com and copy office@keelash.com.",
+    )
     memory.ingest(root)
-    rows = {(f.subject, f.object): f for f in memory.facts("unfiled", now=NOW)
-            if f.rel == "has_address"}
+    rows = {
+        (f.subject, f.object): f for f in memory.facts("unfiled", now=NOW) if f.rel == "has_address"
+    }
     assert set(rows) == {("Priya Anand", "panand@keelash.com")}
     assert rows[("Priya Anand", "panand@keelash.com")].confidence == 0.75
     assert ("keelash.com", "domain_of", "Keel & Ash Architects") in keys(memory, "unfiled")
@@ -293,13 +370,19 @@ def test_an_address_local_part_names_the_one_person_at_its_domain(tmp_path):
 def test_deadlines_close_two_days_after_their_date(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    session(root, "/home/sam", "a", "2026-09-20T10:00:00Z",
-            "The brochure is due on September 29. The site launches October 9.")
+    session(
+        root,
+        "/home/sam",
+        "a",
+        "2026-09-20T10:00:00Z",
+        "The brochure is due on September 29. The site launches October 9.",
+    )
     memory.ingest(root)
     due = {f.object for f in memory.facts("unfiled", now=NOW) if f.rel == "deadline"}
     assert due == {"2026-10-09"}  # September 29 closed on October 1 at 00:00
-    closed = {f.object: f for f in memory.facts("unfiled", now=NOW, closed=True)
-              if f.rel == "deadline"}
+    closed = {
+        f.object: f for f in memory.facts("unfiled", now=NOW, closed=True) if f.rel == "deadline"
+    }
     assert closed["2026-09-29"].valid_to == parse_time("2026-10-01T00:00:00")
     memory.close()
 
@@ -307,12 +390,18 @@ def test_deadlines_close_two_days_after_their_date(tmp_path):
 def test_preferences_and_decisions_stay_off_until_turned_on(tmp_path, vyre_home: Path):
     root = tmp_path / "projects"
     memory = Memory()
-    session(root, "/home/sam", "a", "2026-09-20T10:00:00Z",
-            "I prefer plain css over a framework. We decided to keep the old blog urls.")
+    session(
+        root,
+        "/home/sam",
+        "a",
+        "2026-09-20T10:00:00Z",
+        "I prefer plain css over a framework. We decided to keep the old blog urls.",
+    )
     memory.ingest(root)
     assert not {r for _, r, _ in keys(memory, "unfiled")} & {"prefers", "decided"}
     (vyre_home / "settings.json").write_text(
-        json.dumps({"relations.prefers": True, "relations.decided": True}))
+        json.dumps({"relations.prefers": True, "relations.decided": True})
+    )
     assert memory.derive().rooms == ["unfiled"]  # a setting is an input of every room
     got = keys(memory, "unfiled")
     assert ("owner", "prefers", "plain css over a framework") in got

@@ -22,8 +22,16 @@ def slug(cwd: str) -> str:
 
 
 class Transcript:
-    def __init__(self, root: Path, *, cwd: str, session: str, start: str,
-                 sidechain: bool = False, agent: str | None = None):
+    def __init__(
+        self,
+        root: Path,
+        *,
+        cwd: str,
+        session: str,
+        start: str,
+        sidechain: bool = False,
+        agent: str | None = None,
+    ):
         self.root, self.cwd, self.session = Path(root), cwd, session
         self.t = datetime.fromisoformat(start.replace("Z", "+00:00"))
         self.sidechain, self.agent = sidechain, agent
@@ -62,33 +70,54 @@ class Transcript:
 
     def assistant(self, text: str, *, msg: str | None = None) -> Transcript:
         msg = msg or f"msg_{self.session}_{self._n + 1}"
-        self._base("assistant", message={
-            "id": msg, "role": "assistant", "model": "claude",
-            "content": [{"type": "text", "text": text}],
-        })
+        self._base(
+            "assistant",
+            message={
+                "id": msg,
+                "role": "assistant",
+                "model": "claude",
+                "content": [{"type": "text", "text": text}],
+            },
+        )
         return self
 
     def tool(self, name: str, tool_input: dict, output: str) -> Transcript:
         use_id = f"toolu_{self.session}_{self._n + 1}"
-        self._base("assistant", message={
-            "id": f"msg_{self.session}_{self._n + 1}", "role": "assistant", "model": "claude",
-            "content": [{"type": "tool_use", "id": use_id, "name": name, "input": tool_input}],
-        })
-        self._base("user", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": use_id, "content": output}]},
-            toolUseResult={"stdout": output})
+        self._base(
+            "assistant",
+            message={
+                "id": f"msg_{self.session}_{self._n + 1}",
+                "role": "assistant",
+                "model": "claude",
+                "content": [{"type": "tool_use", "id": use_id, "name": name, "input": tool_input}],
+            },
+        )
+        self._base(
+            "user",
+            message={
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": use_id, "content": output}],
+            },
+            toolUseResult={"stdout": output},
+        )
         return self
 
     def meta(self, text: str) -> Transcript:
         return self.user(text, isMeta=True)
 
     def slash(self, name: str, args: str = "") -> Transcript:
-        return self.user(f"<command-message>{name}</command-message>\n"
-                         f"<command-name>/{name}</command-name>\n<command-args>{args}</command-args>")
+        return self.user(
+            f"<command-message>{name}</command-message>\n"
+            f"<command-name>/{name}</command-name>\n<command-args>{args}</command-args>"
+        )
 
     def progress(self) -> Transcript:
-        self._base("progress", data={"type": "hook_progress", "hookName": "SessionStart"},
-                   toolUseID="t", parentToolUseID="t")
+        self._base(
+            "progress",
+            data={"type": "hook_progress", "hookName": "SessionStart"},
+            toolUseID="t",
+            parentToolUseID="t",
+        )
         return self
 
     def raw(self, record: dict) -> Transcript:

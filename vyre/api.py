@@ -15,10 +15,12 @@ from pathlib import Path
 
 from vyre import config
 from vyre.extract import RULES_VERSION, extract_draft
-from vyre.graph import GraphStore, engine_name
+from vyre.graph import GraphStore, analysis, engine_name
 from vyre.ledger import Ledger
 from vyre.memory import Reader
-from vyre.models import Fact
+from vyre.memory import corrections as corrections_store
+from vyre.memory.editing import Editor
+from vyre.models import Correction, Fact
 from vyre.rooms import MAIN, DeriveReport, derive, room_for_cwd
 from vyre.rooms import projects as project_ops
 from vyre.transcripts import IngestReport, ingest, reextract
@@ -74,8 +76,24 @@ class Memory:
     @property
     def reader(self) -> Reader:
         if self._reader is None:
-            self._reader = Reader(self.store)
+            self._reader = Reader(self.store, self._controls)
         return self._reader
+
+    @property
+    def editor(self) -> Editor:
+        return Editor(self.ledger, self.reader)
+
+    def _controls(self) -> tuple[str, list[Correction]]:
+        """Pins and mutes for reads, with a key that changes whenever they do."""
+        key = self.ledger.db.execute(
+            "SELECT count(*), max(id), count(undone) FROM memory_corrections"
+        ).fetchone()
+        if key != getattr(self, "_controls_key", None):
+            self._controls_key = key
+            self._controls_rows = [
+                c for c in corrections_store.active(self.ledger) if c.kind in ("pin", "mute")
+            ]
+        return str(key), self._controls_rows
 
     # -- writes -------------------------------------------------------------------------
 
@@ -166,3 +184,64 @@ class Memory:
 
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> dict:
         return self.reader.overview(self.check_room(room), now or config.now())
+
+    # -- the user's decisions (owner callers only) -----------------------------------------
+
+    def correct(
+        self,
+        target,
+        action: str,
+        *,
+        caller: str,
+        value: str | None = None,
+        at: datetime | None = None,
+        scope: str = MAIN,
+        note: str | None = None,
+        now: datetime | None = None,
+    ) -> tuple[Correction, DeriveReport]:
+        """Record a correction and derive, so it has taken effect when this returns."""
+        scope = self.check_room(scope)
+        row = self.editor.correct(
+            target,
+            action,
+            scope=scope,
+            caller=caller,
+            value=value,
+            at=at,
+            note=note,
+            when=now or config.now(),
+        )
+        return row, self.derive()
+
+    def uncorrect(self, cid: int, *, caller: str, now: datetime | None = None):
+        row = corrections_store.undo(self.ledger, cid, caller=caller, when=now or config.now())
+        return row, self.derive()
+
+    def pin(self, target, *, caller: str, now: datetime | None = None) -> Correction:
+        return self.editor.mark("pin", target, caller=caller, when=now or config.now())
+
+    def mute(self, target, *, caller: str, now: datetime | None = None) -> Correction:
+        return self.editor.mark("mute", target, caller=caller, when=now or config.now())
+
+    def merge(self, keep: str, other: str, *, caller: str, now: datetime | None = None):
+        row = self.editor.merge(keep, other, caller=caller, when=now or config.now())
+        return row, self.derive()
+
+    def split(
+        self, name: str, *, room: str | None = None, caller: str, now: datetime | None = None
+    ):
+        room = self.check_room(room) if room else None
+        row = self.editor.split(name, room, caller=caller, when=now or config.now())
+        return row, self.derive()
+
+    def corrections(self, *, undone: bool = True) -> list[Correction]:
+        return corrections_store.listing(self.ledger, undone=undone)
+
+    def conflicts(self, *, now: datetime | None = None):
+        return self.editor.conflicts(now or config.now())
+
+    def suggest_merges(self) -> list[dict]:
+        return analysis.merge_candidates(self.reader.room(MAIN).rows)
+
+    def hubs(self) -> list[dict]:
+        return analysis.hub_candidates(self.store)

@@ -87,3 +87,27 @@ class Fact(Value):
     sessions: int = 0
     rules: tuple[str, ...] = ()
     sources: tuple[Source, ...] = ()
+
+
+class Correction(Value):
+    """Something the user said about memory: a ledger row, applied in derive, undoable."""
+
+    id: int
+    kind: Literal["correct", "pin", "mute", "merge", "split"]
+    action: str | None = None  # correct: wrong | ended | replace | confirm | add
+    scope: str = "*"  # '*' everywhere, or one room
+    subject: str  # entity id
+    subject_label: str
+    subject_kind: str
+    rel: str | None = None
+    object: str | None = None  # entity id
+    object_label: str | None = None
+    object_kind: str | None = None
+    value: str | None = None  # replace: the new object's label
+    at: datetime | None = None
+    note: str | None = None
+    created: datetime
+    undone: datetime | None = None
+    prior_source: str | None = None
+    prior_rule: str | None = None
+    prior_confidence: float | None = None

@@ -16,11 +16,20 @@ from vyre.evaluate.memory import WorldError
 from vyre.graph import GraphError
 from vyre.ledger import LedgerError
 from vyre.memory import ago
+from vyre.memory.corrections import CorrectionError
 from vyre.models import Fact
 from vyre.rooms.projects import ProjectError
 from vyre.transcripts import MissingRoot
 
-DOMAIN_ERRORS = (ConfigError, GraphError, LedgerError, MissingRoot, ProjectError, WorldError)
+DOMAIN_ERRORS = (
+    ConfigError,
+    CorrectionError,
+    GraphError,
+    LedgerError,
+    MissingRoot,
+    ProjectError,
+    WorldError,
+)
 
 
 def domain_errors(fn: Callable) -> Callable:
@@ -103,6 +112,10 @@ def phrase(f: Fact) -> str:
 def age_note(f: Fact, at: datetime) -> str:
     if f.source == "taught":
         return "from your project settings"
+    if f.source == "user":
+        return f"your correction, {ago(f.seen, at)}"
+    if f.source == "confirmed":
+        return f"confirmed by you; last said {ago(f.seen, at)}"
     if f.rel == "deadline":
         return f"said {ago(f.seen, at)}"
     note = f"last said {ago(f.seen, at)}"

@@ -14,6 +14,7 @@ from vyre.cli.common import (
     phrase,
     print_json,
 )
+from vyre.cli.edit import COMMANDS as EDIT_COMMANDS
 from vyre.memory import ago
 from vyre.rooms import MAIN
 
@@ -149,3 +150,7 @@ _PLURALS = {"person": "people", "address": "addresses"}
 
 def _count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
+
+
+for _command in EDIT_COMMANDS:
+    memory.add_command(_command)

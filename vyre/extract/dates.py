@@ -1,8 +1,8 @@
 """Date phrases in a person's words, resolved against the turn's own timestamp.
 
 - ISO dates are taken as written.
-- "October 9", "Oct 9th", "9 October" (no year): the turn's year, or the next year when that
-  date is more than 30 days before the turn (nobody sets a deadline a month in the past).
+- "October 9", "Oct 9th", "9 October" (no year): the first such date no more than 30 days
+  before the turn (nobody sets a deadline a month in the past), across a new year too.
 - A weekday ("Friday", "on Friday", "this Friday"): the next such day strictly after the
   turn's date. "next Friday" skips a week when the plain next Friday is still in the turn's
   own week (said on a Monday, "next Friday" is eleven days away, not four).
@@ -65,13 +65,16 @@ def _month_day(text: str, said: datetime | None) -> date | None:
     if year is None:
         if said is None:
             return None
-        year = said.year
-        try:
-            candidate = date(year, month, day)
-        except ValueError:
-            return None
-        if candidate < said.date() - timedelta(days=30):
-            year += 1
+        # the first such date no more than 30 days before the turn (across a new year too)
+        earliest = said.date() - timedelta(days=30)
+        for year in (said.year - 1, said.year, said.year + 1):
+            try:
+                candidate = date(year, month, day)
+            except ValueError:
+                continue  # February 29 in a common year
+            if candidate >= earliest:
+                return candidate
+        return None
     try:
         return date(year, month, day)
     except ValueError:

@@ -70,6 +70,7 @@ Academy Council Trust Society Gallery Museum Hotel Hotels Restaurant Brewery Win
 Nursery Landscaping Interiors Fitness Salon Veterinary Optical Opticians Accounting Accountants
 Bookkeeping Marketing Printing Robotics Airlines Tours Transport Shipping Freight Outfitters
 Apparel Jewelers Florists Movers Dairy Grocers Pantry Coffee Roasters Surgery Therapy Chambers
+Books Bookshop Booksellers
 """)
 
 # Org words dropped when comparing names with domains and short forms ("Keel & Ash").

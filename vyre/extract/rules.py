@@ -29,7 +29,7 @@ from vyre.extract.lexicon import (
 )
 
 # Bump when a rule changes what it finds: stored mentions are then recomputed from turns.
-RULES_VERSION = "3"
+RULES_VERSION = "4"
 
 QUOTE_CHARS = 160
 
@@ -41,9 +41,10 @@ _CAP = rf"[{_UP}][{_UP}{_LO}'’-]*[{_LO}]"
 _TOKEN = re.compile(rf"{_CAP}(?:['’]s)?|[{_UP}]\.|&")
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=len, reverse=True))
+_NOT_LINK = r"(?!(?:at|for|with|in|on|from)\b)"
 _TITLE = (
-    rf"(?P<title>(?:[A-Za-z][\w-]*\s+){{0,3}}?(?i:{_HEADS})"
-    r"(?:\s+of\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?)(?![\w-])"
+    rf"(?P<title>(?:[A-Za-z][\w-]*\s+){{0,3}}(?i:{_HEADS})"
+    rf"(?:\s+of\s+{_NOT_LINK}[a-z][\w-]*(?:\s+{_NOT_LINK}[a-z][\w-]*)?)?)(?![\w-])"
 )
 _ORG = r"(?P<org>(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&|and|of))*)"
 _EMAIL = r"(?<![\w.+-])([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![\w-])"
@@ -111,13 +112,13 @@ _DEADLINES = [
     ),
     (
         "deadline.deadline",
-        re.compile(
-            rf"\bdeadline\s+(?:for\s+{_NP}\s+)?(?:is\s+|'s\s+)?(?:on\s+|by\s+)?{_DATE}", re.I
-        ),
+        re.compile(rf"\b{_NP}\s+deadline\s+(?:is\s+)?(?:on\s+|by\s+)?{_DATE}", re.I),
     ),
     (
         "deadline.deadline",
-        re.compile(rf"\b{_NP}\s+deadline\s+(?:is\s+)?(?:on\s+|by\s+)?{_DATE}", re.I),
+        re.compile(
+            rf"\bdeadline\s+(?:for\s+{_NP}\s+)?(?:is\s+|'s\s+)?(?:on\s+|by\s+)?{_DATE}", re.I
+        ),
     ),
     (
         "deadline.launch",
@@ -134,17 +135,29 @@ the our my this that a an their your his her its says said thinks so and but if 
 when then now also
 """)
 
-_CLIENT = [
-    re.compile(rf"\b[Oo]ur\s+(?:new\s+|newest\s+|biggest\s+|first\s+)?client,?\s+{_ORG}"),
-    re.compile(rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our)\s+(?:new\s+)?client\b"),
-    re.compile(rf"{_ORG},\s+(?:a|an|our)\s+(?:new\s+)?client\b"),
+# "client" as in a customer, not a client library, app or id
+_CLIENT_NOUN = (
+    r"client\b(?!\s*(?:library|libraries|lib|side|app|sdk|package|code|id|secret|key|cert))"
+)
+_CLIENT = [  # (pattern, whether the org is the last run of names before the cue)
+    (
+        re.compile(
+            rf"\b[Oo]ur\s+(?:new\s+|newest\s+|biggest\s+|first\s+)?{_CLIENT_NOUN},?\s+{_ORG}"
+        ),
+        False,
+    ),
+    (
+        re.compile(rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our)\s+(?:new\s+)?{_CLIENT_NOUN}"),
+        True,
+    ),
+    (re.compile(rf"{_ORG},\s+(?:a|an|our)\s+(?:new\s+)?{_CLIENT_NOUN}"), True),
 ]
 _PREFERS = re.compile(
     r"\bI\s+(?:really\s+|much\s+|strongly\s+|always\s+)?prefer\s+(?P<obj>[^.!?\n]{3,100})"
     r"|\bI(?:'d|’d| would)\s+(?:much\s+)?rather\s+(?P<obj2>[^.!?\n]{3,100})"
 )
 _DECIDED = re.compile(
-    r"\b(?:[Ww]e|I)\s+(?:have\s+|'ve\s+|’ve\s+)?(?:just\s+)?decided\s+(?:to\s+|on\s+|that\s+)?"
+    r"\b(?:[Ww]e|I)(?:\s+have|'ve|’ve)?\s+(?:just\s+)?decided\s+(?:to\s+|on\s+|that\s+)?"
     r"(?P<obj>[^.!?\n]{3,100})"
     r"|\b[Ww]e(?:'re|’re| are)\s+going\s+with\s+(?P<obj2>[^.!?\n]{3,100})"
 )
@@ -154,7 +167,7 @@ _REPO_URL = re.compile(
     r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?(?=[/\s)\]\"'>,;:#?]|\.?$|\.\s)"
 )
 _REPO_SLUG = re.compile(
-    r"\b(?:repo|repository|clone|fork)\s+(?:is\s+|at\s+|called\s+|named\s+)?`?"
+    r"\b(?i:repo|repository|clone|fork)\s+(?:is\s+|at\s+|called\s+|named\s+)?`?"
     r"(?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])`?"
 )
 _REPO_SLUG_BEFORE = re.compile(
@@ -169,6 +182,12 @@ orgs settings features about topics search marketplace sponsors login apps src l
 app docs test tests bin usr home etc var tmp origin upstream feature fix bugfix hotfix
 release main master dev node_modules public static assets dist build scripts config
 """)
+# "requirements.in", "Dockerfile.dev", "MANIFEST.in": file names, not domains
+FILE_STEMS = words("""
+requirements manifest dockerfile makefile procfile gemfile package setup config index main
+app readme license changelog tsconfig settings local test tests constraints env
+""")
+_PAIRS = words("and/or read/write client/server input/output true/false yes/no on/off his/her")
 _GIT_REMOTE = re.compile(r"^\S+\s+(?P<url>\S+)\s+\((?:fetch|push)\)\s*$", re.M)
 _DOMAIN = re.compile(
     r"(?<![@\w.-])(?:https?://)?(?:www\.)?(?P<domain>(?:[a-z0-9][a-z0-9-]*\.)+(?P<tld>[a-z]{2,}))"
@@ -399,19 +418,31 @@ def _orgs(text: str, tokens: list[re.Match], out: list) -> None:
             out.append(_is("org.known", word, "org", _quote(text, tok.start(), tok.end())))
 
 
-def _clean_org(raw: str | None) -> str | None:
-    """Trim a captured org phrase: stop at a stop word, drop trailing links and punctuation."""
+def _clean_org(raw: str | None, *, last: bool = False) -> str | None:
+    """Trim a captured org phrase: stop at a stop word, drop trailing links and punctuation.
+
+    With `last`, the org is the last clean run of names (it comes right before its cue, as
+    in "... Friday. Summit Dental is our new client"); otherwise the first.
+    """
     if not raw:
         return None
     words: list[str] = []
     for word in raw.split():
         bare = _bare(word.rstrip(".,;:!?"))
+        ends = word.endswith((".", ",", ";", ":", "!", "?", "'s", "’s")) and bare not in (
+            "Inc",
+            "Co",
+        )
         if bare in STOP_CAPS or (words and bare[:1].islower() and bare not in ("and", "of")):
+            if last:
+                words = []
+                continue
             break
+        if last and ends:
+            words = []
+            continue
         words.append(bare)
-        if word.endswith((".", ",", ";", ":", "!", "?", "'s", "’s")) and bare not in ("Inc", "Co"):
-            break
-        if len(words) == 5:
+        if ends or len(words) == 5:
             break
     while words and words[-1] in ("&", "and", "of"):
         words.pop()
@@ -427,9 +458,9 @@ def _has_org_word(raw: str) -> bool:
 
 
 def _clients(text: str, out: list) -> None:
-    for pattern in _CLIENT:
+    for pattern, last in _CLIENT:
         for m in pattern.finditer(text):
-            org = _clean_org(m.group("org"))
+            org = _clean_org(m.group("org"), last=last)
             if not org:
                 continue
             quote = _quote(text, m.start(), m.end())
@@ -476,7 +507,7 @@ def _domains(text: str, out: list) -> None:
         if any(domain.endswith("." + d) for d in IGNORED_DOMAINS):
             continue
         labels = domain.split(".")
-        if len(labels[-2]) < 2 or labels[-2].isdigit():
+        if len(labels[-2]) < 2 or labels[-2].isdigit() or labels[-2] in FILE_STEMS:
             continue
         out.append(_is("domain.bare", domain, "domain", _quote(text, m.start(), m.end())))
 
@@ -491,6 +522,8 @@ def _repos(text: str, out: list) -> None:
         for m in pattern.finditer(text):
             owner, name = m.group("owner"), m.group("name").removesuffix(".git")
             if owner.lower() in _NOT_OWNERS or not name or name in (".", ".."):
+                continue
+            if f"{owner}/{name}".lower() in _PAIRS:
                 continue
             out.append(_is(rule, f"{owner}/{name}", "repo", _quote(text, m.start(), m.end())))
 
@@ -583,15 +616,18 @@ def _squash(text: str) -> str:
 
 def _quote(text: str, start: int, end: int) -> str:
     """The sentence around [start, end), clipped to 160 characters around the match."""
-    left = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
-    ends = [i for i in (text.find(c, end) for c in ".!?\n") if i != -1]
-    right = min(ends) + 1 if ends else len(text)
+    stops = [m.start() for m in _SENTENCE_END.finditer(text)]
+    left = max((i for i in stops if i < start), default=-1) + 1
+    right = min((i for i in stops if i >= end), default=len(text) - 1) + 1
     sentence = text[left:right]
     if len(sentence) > QUOTE_CHARS:
         mid = (start + end) // 2 - left
         lo = max(0, min(mid - QUOTE_CHARS // 2, len(sentence) - QUOTE_CHARS))
         sentence = sentence[lo : lo + QUOTE_CHARS]
     return _squash(sentence)[:QUOTE_CHARS]
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 def _unique(mentions: list) -> list:

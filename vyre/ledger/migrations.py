@@ -13,7 +13,8 @@ CREATE TABLE files (
   offset INTEGER NOT NULL DEFAULT 0,
   lines INTEGER NOT NULL DEFAULT 0,
   head TEXT NOT NULL DEFAULT '',
-  head_len INTEGER NOT NULL DEFAULT 0
+  head_len INTEGER NOT NULL DEFAULT 0,
+  open_end INTEGER NOT NULL DEFAULT 0   -- the last line read had no newline yet
 );
 
 CREATE TABLE sessions (
@@ -27,8 +28,10 @@ CREATE TABLE sessions (
   version INTEGER NOT NULL DEFAULT 0   -- bumped on every change; rooms re-derive on a new version
 );
 
+-- AUTOINCREMENT: ids never come back, so "index the turns stored after id N" stays right
+-- when a rewrite deletes a session's turns and stores them again.
 CREATE TABLE turns (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   session TEXT NOT NULL,
   seq INTEGER NOT NULL,
   ts TEXT,
@@ -84,6 +87,42 @@ CREATE TABLE picks (
 );
 """
 
+M002_CORRECTIONS = """
+-- What the user said about memory: corrections, pins, mutes, merges and splits. Derive
+-- applies the active rows after the votes; undo marks a row undone, so undoing everything
+-- gives back exactly the graph from before.
+CREATE TABLE memory_corrections (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,            -- correct | pin | mute | merge | split
+  action TEXT,                   -- correct: wrong | ended | replace | confirm | add
+  scope TEXT NOT NULL,           -- '*' (everywhere) or one room
+  subject TEXT NOT NULL,         -- an entity id
+  subject_label TEXT NOT NULL,
+  subject_kind TEXT NOT NULL,
+  rel TEXT,
+  object TEXT,                   -- an entity id (merge: the node merged in)
+  object_label TEXT,
+  object_kind TEXT,
+  value TEXT,                    -- replace: the new object's label
+  at TEXT,                       -- ended, replace: when it stopped being true
+  note TEXT,
+  created TEXT NOT NULL,
+  undone TEXT,
+  prior_source TEXT,
+  prior_rule TEXT,
+  prior_confidence REAL
+);
+
+-- Events for the learning loop: ids, counts and kinds only, never labels or quotes.
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  ts TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  data TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
+    ("m002_corrections", M002_CORRECTIONS),
 ]

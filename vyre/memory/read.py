@@ -34,6 +34,7 @@ RELEVANT_WEIGHT = {
 EMPLOYER_WEIGHT = 0.9  # a named person's employer is a client (outside that client's room)
 RELEVANT_FLOOR = 0.35
 _DEADLINE_WORDS = frozenset({"deadline", "due"})
+_WRITING_WORDS = frozenset({"email", "e-mail", "mail", "address", "send", "cc", "reply", "write"})
 _THING_STOP = frozenset({"the", "a", "an", "new", "our", "my", "first", "next", "final"})
 _TOKENS = re.compile(r"[\w@./+-]*\w|&")
 
@@ -52,9 +53,11 @@ class RoomView:
 
 
 class Reader:
-    def __init__(self, store: GraphStore):
+    def __init__(self, store: GraphStore, controls=None):
         self.store = store
         self._cache: dict[str, RoomView] = {}
+        # () -> (key, active pin and mute rows): read-time choices that change no rows
+        self._controls = controls or (lambda: ("", []))
 
     # -- rooms --------------------------------------------------------------------------
 
@@ -183,18 +186,30 @@ class Reader:
             if row.rel == "works_at" and not _closed(row, now)
         }
         own_org = {r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"}
+        pins, muted = _choices(self._controls()[1])
         scored: dict[str, tuple[float, FactRow]] = {}
+
+        writing = bool(_WRITING_WORDS & set(_tokens(prompt)))
+
+        def offer(row: FactRow, strength: float) -> None:
+            key = (row.subject, row.rel, row.object)
+            if row.rel == "has_address" and not writing:
+                return  # an address matters when the prompt writes to someone
+            if key in muted or row.subject in muted or row.object in muted:
+                return  # muted: never reaches a prompt
+            _offer(scored, row, strength, now, pinned=key in pins)
+
         for eid, strength in named.items():
-            if eid in employers:
+            if eid in employers or eid in muted:
                 continue  # "Lena at Summit": Summit only says who Lena is
             for row in view.by_subject.get(eid, []):
-                _offer(scored, row, strength, now)
+                offer(row, strength)
         for org, person in employers.items():
             if org in own_org:
                 continue  # in a client's own room, that the client is a client goes unsaid
             for row in view.by_subject.get(org, []):
                 if row.rel == "client_of":
-                    _offer(scored, row, named[person] * EMPLOYER_WEIGHT, now)
+                    offer(row, named[person] * EMPLOYER_WEIGHT)
         ranked = sorted(scored.values(), key=lambda sr: (-sr[0], sr[1].id))
         return [self.fact(row, view, now) for _, row in ranked[:limit]]
 
@@ -232,7 +247,16 @@ def _closed(row: FactRow, now: datetime) -> bool:
     return row.status == "closed" or (row.valid_to is not None and row.valid_to <= now)
 
 
-def _offer(scored: dict, row: FactRow, strength: float, now: datetime) -> None:
+def _choices(rows) -> tuple[set, set]:
+    """(pinned fact keys, muted fact keys and entity ids) from the user's pin and mute rows."""
+    pins, muted = set(), set()
+    for c in rows:
+        key = (c.subject, c.rel, c.object) if c.rel else c.subject
+        (pins if c.kind == "pin" else muted).add(key)
+    return pins, muted
+
+
+def _offer(scored: dict, row: FactRow, strength: float, now: datetime, *, pinned=False) -> None:
     weight = RELEVANT_WEIGHT.get(row.rel)
     if weight is None or _closed(row, now):
         return
@@ -240,6 +264,8 @@ def _offer(scored: dict, row: FactRow, strength: float, now: datetime) -> None:
     # freshness; confidence breaks ties. Confidence is not multiplied in again: a fact said
     # once, plainly, eight months ago should still reach a prompt that names its subject.
     score = strength * weight * fresh(row.rel, row.seen, now, row.source)
+    if pinned:
+        score = max(score, 1.0)  # pinned: never dropped, and first among equals
     if score < RELEVANT_FLOOR:
         return
     score += row.confidence / 1000

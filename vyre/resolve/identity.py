@@ -43,7 +43,20 @@ class _UnionFind:
 class Identities:
     """Built from one room's mentions; answers "which entity is this label?"."""
 
-    def __init__(self, mentions: list[tuple], taught_orgs: list[str] = ()):
+    def __init__(
+        self,
+        mentions: list[tuple],
+        taught_orgs: list[str] = (),
+        *,
+        merges: dict[str, str] | None = None,
+        splits: set[str] = frozenset(),
+        room: str = "",
+    ):
+        # The user's merges (merged id -> kept id) and splits (ids that are a different
+        # entity in this room): applied to every id this room resolves.
+        self._merges = dict(merges or {})
+        self._splits = set(splits)
+        self._room = room
         self._labels: dict[str, Counter] = defaultdict(Counter)
         self._uf = _UnionFind()
         persons: set[str] = set()
@@ -56,7 +69,7 @@ class Identities:
                     orgs[label] += 1
         for label in taught_orgs:
             orgs[label] += 1
-            self._labels[entity_id("org", label)][label] += 1  # the project spells it
+            self._labels[self.canon(entity_id("org", label))][label] += 1  # as the project says
         # full names, and the first names that point at them
         self._first: dict[str, set[str]] = defaultdict(set)
         for label in sorted(persons):
@@ -90,6 +103,18 @@ class Identities:
 
     def resolve(self, label: str, kind: str) -> str | None:
         """The entity id a label names in this room, or None (an unresolved short form)."""
+        eid = self._resolve(label, kind)
+        return self.canon(eid) if eid else None
+
+    def canon(self, eid: str) -> str:
+        """An id after the user's merges and splits."""
+        seen = set()
+        while eid in self._merges and eid not in seen:
+            seen.add(eid)
+            eid = self._merges[eid]
+        return f"{eid}@{self._room}" if eid in self._splits else eid
+
+    def _resolve(self, label: str, kind: str) -> str | None:
         if kind == "person":
             if len(label.split()) >= 2:
                 return self._uf.find(entity_id("person", label))

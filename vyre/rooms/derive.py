@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from vyre.graph import EvidenceRow, FactRow, RoomRows
+from vyre.models import Correction
 from vyre.resolve import (
     ENTITY_KINDS,
     Identities,
@@ -28,6 +29,8 @@ from vyre.resolve import (
     org_core,
     org_forms,
 )
+from vyre.rooms.corrections import apply as apply_corrections
+from vyre.rooms.corrections import identity_changes, wrong_keys
 
 EVIDENCE_KEEP_FIRST = 2
 EVIDENCE_KEEP_LAST = 6
@@ -117,6 +120,7 @@ class RoomInput:
     single: set[str]  # sessions that are in this room only
     org: str | None = None  # the project's org, taught by Projects
     settings: dict = field(default_factory=dict)
+    corrections: list[Correction] = field(default_factory=list)  # those in this room's scope
 
 
 def fact_id(room: str, subject: str, rel: str, obj: str) -> str:
@@ -126,11 +130,15 @@ def fact_id(room: str, subject: str, rel: str, obj: str) -> str:
 
 def derive_room(inp: RoomInput) -> RoomRows:
     taught = [inp.org] if inp.org else []
-    ident = Identities(inp.mentions, taught)
-    claims = _claims(inp, ident)
+    merges, splits = identity_changes(inp.corrections)
+    ident = Identities(inp.mentions, taught, merges=merges, splits=splits, room=inp.room)
+    wrong = wrong_keys(inp.corrections, ident.canon)
+    claims = _claims(inp, ident, wrong)
     rows = RoomRows(room=inp.room, digest=inp.digest)
     out = _Writer(inp.room, ident, rows)
     org_id = ident.resolve(inp.org, "org") if inp.org else None
+    if org_id in wrong[1]:
+        org_id = None
     by_rel: dict[str, list[Claim]] = defaultdict(list)
     for claim in claims.values():
         by_rel[claim.rel].append(claim)
@@ -152,7 +160,9 @@ def derive_room(inp: RoomInput) -> RoomRows:
     domain_orgs = _domain_of(claims, out)
     _local_parts(claims, works_at, domain_orgs, out)
     _mentioned_in(claims, out)
-    rows.facts.sort(key=lambda f: f.id)
+    rows.facts = apply_corrections(
+        rows.facts, inp.corrections, ident.canon, inp.room, fact_id, out.said_after
+    )
     rows.evidence.sort(key=lambda e: (e.fact, e.session, e.seq, e.rule))
     return rows
 
@@ -160,7 +170,8 @@ def derive_room(inp: RoomInput) -> RoomRows:
 # -- claims: mentions resolved and anchored ------------------------------------------------------
 
 
-def _claims(inp: RoomInput, ident: Identities) -> dict[tuple, Claim]:
+def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[tuple, Claim]:
+    wrong_facts, wrong_entities = wrong
     resolved = []
     for m in inp.mentions:
         session, seq, rule, subj, skind, rel, obj, okind, quote, ts = m
@@ -175,6 +186,8 @@ def _claims(inp: RoomInput, ident: Identities) -> dict[tuple, Claim]:
             oid = ident.resolve(obj, okind)
         if sid is None or oid is None:
             continue
+        if sid in wrong_entities or oid in wrong_entities or (sid, rel, oid) in wrong_facts:
+            continue  # the user said it is wrong: it leaves every vote
         resolved.append((m, sid, oid, okind))
     anchored = {ident.resolve(inp.org, "org")} if inp.org else set()
     for m, sid, oid, _ in resolved:
@@ -372,12 +385,20 @@ class _Writer:
     def __init__(self, room: str, ident: Identities, rows: RoomRows):
         self.room, self.ident, self.rows = room, ident, rows
         self._done: set[str] = set()
+        self._claims: dict[str, Claim] = {}
+
+    def said_after(self, fid: str, at: datetime) -> datetime | None:
+        """The first time a fact was said after `at` (a correction's end), if ever."""
+        claim = self._claims.get(fid)
+        later = [e.ts for e in claim.evidence if e.ts and e.ts > at] if claim else []
+        return min(later) if later else None
 
     def fact(self, c: Claim, *, valid_to=None, status: str = "", object_label=None) -> None:
         fid = fact_id(self.room, c.subject, c.rel, c.object)
         if fid in self._done:
             return
         self._done.add(fid)
+        self._claims[fid] = c
         evidence = sorted(set(c.evidence))
         best: dict[str, float] = {}
         for e in evidence:

@@ -18,6 +18,9 @@ from collections import defaultdict
 from datetime import timedelta
 
 from vyre.graph import EvidenceRow, FactRow, GraphStore, MainQueries, RoomRows
+from vyre.models import Correction
+from vyre.rooms.corrections import USER_SOURCES
+from vyre.rooms.corrections import apply as apply_corrections
 from vyre.rooms.derive import EVIDENCE_KEEP_FIRST, EVIDENCE_KEEP_LAST, fact_id
 from vyre.rooms.membership import MAIN
 
@@ -26,7 +29,7 @@ CONFLICT_WINDOW = timedelta(days=90)
 HUB_SESSION_SHARE = 0.12
 
 
-def derive_main(store: GraphStore, digest: str) -> RoomRows:
+def derive_main(store: GraphStore, digest: str, corrections: list[Correction] = ()) -> RoomRows:
     q = MainQueries(store)
     canon = _identities(q.shared_addresses())
     hubs = _hubs(q)
@@ -65,7 +68,7 @@ def derive_main(store: GraphStore, digest: str) -> RoomRows:
                 object_kind=first.object_kind,
                 object_label=_label([(m.object_label, m.sessions) for m in members]),
                 confidence=max(m.confidence for m in members),
-                source="taught" if all(m.source == "taught" for m in members) else "extracted",
+                source=_source(members),
                 valid_from=min((m.valid_from for m in members if m.valid_from), default=None),
                 valid_to=valid_to,
                 seen=max((m.seen for m in members if m.seen), default=None),
@@ -82,8 +85,52 @@ def derive_main(store: GraphStore, digest: str) -> RoomRows:
             out.evidence.append(
                 EvidenceRow(fid, MAIN, subject, e.session, e.seq, e.ts, e.rule, e.quote)
             )
-    out.facts.sort(key=lambda f: f.id)
+    facts = _user_outranks(out.facts)
+
+    def said_after(fid: str, at):
+        later = [e.ts for e in out.evidence if e.fact == fid and e.ts and e.ts > at]
+        return min(later) if later else None
+
+    mine = [c for c in corrections if c.rel in MAIN_RELS or c.kind != "correct"]
+    out.facts = apply_corrections(
+        facts,
+        mine,
+        lambda eid: canon(eid) if eid else eid,
+        MAIN,
+        fact_id,
+        said_after,
+        bring_new=True,
+    )
     out.evidence.sort(key=lambda e: (e.fact, e.session, e.seq, e.rule))
+    return out
+
+
+def _source(members: list[FactRow]) -> str:
+    sources = {m.source for m in members}
+    for source in ("user", "confirmed"):
+        if source in sources:
+            return source
+    return "taught" if sources == {"taught"} else "extracted"
+
+
+def _user_outranks(rows: list[FactRow]) -> list[FactRow]:
+    """Where the user said where someone works, an extracted row that disagrees is closed in
+    the main graph, or, when newer transcripts say it, a conflict to settle. Never the reverse."""
+    held: dict[str, FactRow] = {}
+    for r in rows:
+        if r.rel == "works_at" and r.source in USER_SOURCES and r.valid_to is None:
+            held.setdefault(r.subject, r)
+    out = []
+    for r in rows:
+        user = held.get(r.subject)
+        if r.rel == "works_at" and user and r.source not in USER_SOURCES and r.valid_to is None:
+            if r.seen and user.seen and r.seen > user.seen:
+                r = FactRow(**{**vars(r), "status": "conflict"})
+            else:
+                r = FactRow(
+                    **{**vars(r), "status": "closed", "valid_to": user.valid_from or user.seen}
+                )
+        out.append(r)
     return out
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from vyre.extract import RULES_VERSION
 from vyre.graph import GraphStore
 from vyre.ledger import Ledger
+from vyre.memory import corrections as corrections_store
+from vyre.rooms.corrections import in_scope
 from vyre.rooms.derive import RoomInput, derive_room
 from vyre.rooms.main import derive_main
 from vyre.rooms.membership import MAIN, UNFILED, session_rooms
@@ -38,6 +40,7 @@ class DeriveReport:
 
 def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
     """(room -> digest, room -> sessions, session -> rooms) for the ledger as it is."""
+    corrections = corrections_store.active(ledger)
     sessions = ledger.sessions()
     projects = ledger.projects()
     membership = session_rooms(sessions, projects)
@@ -68,6 +71,7 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
         )
         for s in sorted(members, key=lambda s: s["id"]):
             h.update(f"|{s['id']}:{s['version']}:{len(membership[s['id']])}".encode())
+        h.update(f"|corrections:{[c.id for c in in_scope(corrections, room)]}".encode())
         digests[room] = h.hexdigest()
     return digests, by_room, membership
 
@@ -79,6 +83,7 @@ def derive(ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = F
     gone = sorted(r for r in stored if r not in digests and r != MAIN)
     report = DeriveReport(rooms=stale, dropped=gone)
     orgs = {p["slug"]: p["org"] for p in ledger.projects()}
+    corrections = corrections_store.active(ledger)
     batch = []
     for room in stale:
         ids = [s["id"] for s in by_room[room]]
@@ -90,17 +95,20 @@ def derive(ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = F
                 single={sid for sid in ids if len(membership[sid]) == 1},
                 org=orgs.get(room) if room != UNFILED else None,
                 settings=settings,
+                corrections=in_scope(corrections, room),
             )
         )
         report.facts += len(rows.facts)
         batch.append(rows)
     store.replace_rooms(batch)
     store.drop_rooms(gone)
+    main_corrections = in_scope(corrections, MAIN)
     main_digest = hashlib.blake2b(
-        json.dumps(sorted(digests.items())).encode(), digest_size=16
+        json.dumps([sorted(digests.items()), [c.id for c in main_corrections]]).encode(),
+        digest_size=16,
     ).hexdigest()
     if stale or gone or stored.get(MAIN) != main_digest:
-        main = derive_main(store, main_digest)
+        main = derive_main(store, main_digest, main_corrections)
         store.replace_rooms([main])
         report.facts += len(main.facts)
         store.prune()

@@ -82,6 +82,8 @@ def user_text(text: str, *, meta: bool, sidechain: bool) -> tuple[str, str, str]
     own = _INJECTED.sub("", text).strip()
     if not own:
         return "program", "injected", text
+    if own.startswith(_PROGRAM_PREFIXES):
+        return "program", "command", text
     if len(own) > PASTED_CHARS:
         return "program", "pasted", own
     return "person", "text", own

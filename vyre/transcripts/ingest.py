@@ -50,6 +50,7 @@ class IngestReport:
     ignored: Counter = field(default_factory=Counter)
     rewrites: int = 0
     pending: int = 0  # unfinished last lines left for the next run
+    empty: int = 0  # 0-byte files (nothing to read yet)
     sessions: set[str] = field(default_factory=set)  # sessions that changed
 
     def summary(self) -> str:
@@ -63,6 +64,10 @@ class IngestReport:
             line += f"; skipped {skipped:,} lines: {reasons}"
         else:
             line += "; skipped 0 lines"
+        if self.empty:
+            line += f"; {self.empty} empty files"
+        if self.pending:
+            line += f"; {self.pending} unfinished last lines left for next time"
         if self.rewrites:
             line += f"; {self.rewrites} rewritten files read again"
         return line
@@ -96,7 +101,7 @@ def ingest(
     known = {
         row[0]: row[1:]
         for row in ledger.db.execute(
-            "SELECT path, session, offset, lines, head, head_len FROM files"
+            "SELECT path, session, offset, lines, head, head_len, open_end FROM files"
         )
     }
     claimed = {row[1]: row[0] for row in ledger.db.execute("SELECT path, session FROM files")}
@@ -125,12 +130,15 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
         with open(path, "rb") as f:
             head = f.read(HEAD_BYTES)
             if state is not None:
-                session, offset, lines, head_hash, head_len = state
+                session, offset, lines, head_hash, head_len, open_end = state
                 rewrite = size < offset or _digest(head[:head_len]) != head_hash
             else:
                 session, offset, lines, rewrite = _new_session_id(path, claimed), 0, 0, False
+                open_end = 0
             if rewrite:
-                offset, lines = 0, 0
+                offset, lines, open_end = 0, 0, 0
+            if size == 0:
+                report.empty += 1
             if size == offset:
                 return 0
             f.seek(offset)
@@ -138,17 +146,25 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
     except (FileNotFoundError, PermissionError, IsADirectoryError):
         report.skipped["unreadable file"] += 1
         return 0
-    chunks = data.split(b"\n")
+    skip = 0
+    if open_end and data[:1] == b"\n":
+        skip = 1  # the newline that ends a line already taken without one
+    chunks = data[skip:].split(b"\n")
     tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
     consumed = len(data) - len(tail)
     parsed = [_parse(chunk) for chunk in chunks]
+    open_end = 0
     if tail:
         last = _parse(tail)
-        if isinstance(last, dict):
+        if isinstance(last, (dict, tuple)):
             parsed.append(last)
-            consumed = len(data)
+            consumed, open_end = len(data), 1
         else:
             report.pending += 1
+    if consumed == skip and not rewrite:
+        if skip:  # only the newline arrived: remember it is read, nothing else changed
+            db.execute("UPDATE files SET offset = offset + 1, open_end = 0 WHERE path = ?", (key,))
+        return 0  # nothing whole to read yet (an unfinished line stays pending)
     report.read += 1
     parent = session_key(path)[1]
     if rewrite:
@@ -158,10 +174,19 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
     _store(db, session, parent, lines, parsed, extract, report, continued=offset > 0)
     head_len = min(len(head), HEAD_BYTES)
     db.execute(
-        "INSERT INTO files (path, session, offset, lines, head, head_len) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET offset = excluded.offset, "
-        "lines = excluded.lines, head = excluded.head, head_len = excluded.head_len",
-        (key, session, offset + consumed, lines + len(parsed), _digest(head[:head_len]), head_len),
+        "INSERT INTO files (path, session, offset, lines, head, head_len, open_end) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+        "offset = excluded.offset, lines = excluded.lines, head = excluded.head, "
+        "head_len = excluded.head_len, open_end = excluded.open_end",
+        (
+            key,
+            session,
+            offset + consumed,
+            lines + len(parsed),
+            _digest(head[:head_len]),
+            head_len,
+            open_end,
+        ),
     )
     report.sessions.add(session)
     return len(data)
@@ -239,12 +264,13 @@ def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: b
         row = (
             continued
             and db.execute(
-                "SELECT id, seq, text FROM turns WHERE session = ? AND msg = ? AND kind = 'text'",
+                "SELECT id, seq, text, ts FROM turns "
+                "WHERE session = ? AND msg = ? AND kind = 'text'",
                 (session, d.msg),
             ).fetchone()
         )
         if row:  # continues a message stored earlier: update it and re-extract there
-            d.seq, d.text = row[1], row[2] + "\n\n" + d.text
+            d.seq, d.ts, d.text = row[1], row[3], row[2] + "\n\n" + d.text
             db.execute("DELETE FROM turns WHERE id = ?", (row[0],))
             db.execute("DELETE FROM mentions WHERE session = ? AND seq = ?", (session, row[1]))
         first[d.msg] = d

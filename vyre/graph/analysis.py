@@ -1,0 +1,94 @@
+"""Offline analysis with networkx: candidates for the user to merge, and hubs. Suggestions
+only: nothing here changes memory until the user runs `vyre memory merge` or `split`."""
+
+from __future__ import annotations
+
+import networkx as nx
+from rapidfuzz import fuzz
+
+from vyre.graph.store import FactRow, GraphStore, MainQueries
+
+NEAR = 85  # rapidfuzz token_sort_ratio for names that may be one person
+LINKS = ("has_address", "works_at")
+
+
+def merge_candidates(rows: list[FactRow]) -> list[dict]:
+    """Pairs of near-identical names that share an address or an org, with that evidence."""
+    graph = nx.Graph()
+    labels: dict[str, str] = {}
+    for r in rows:
+        if r.rel == "is" and r.subject_kind in ("person", "org"):
+            labels[r.subject] = r.subject_label
+            graph.add_node(r.subject, kind=r.subject_kind)
+        elif r.rel in LINKS and r.valid_to is None:
+            graph.add_edge(r.subject, r.object, rel=r.rel, label=r.object_label)
+    out = []
+    for kind in ("person", "org"):
+        ids = sorted(n for n in labels if graph.nodes[n].get("kind") == kind)
+        # compare only names that start alike (first letters of first and last word)
+        blocks: dict[str, list[str]] = {}
+        for eid in ids:
+            parts = labels[eid].split()
+            blocks.setdefault((parts[0][:1] + parts[-1][:1]).casefold(), []).append(eid)
+        for block in blocks.values():
+            for i, a in enumerate(block):
+                for b in block[i + 1 :]:
+                    score = fuzz.token_sort_ratio(labels[a], labels[b])
+                    shared = sorted(set(graph[a]) & set(graph[b]))
+                    if score < NEAR or not shared:
+                        continue
+                    out.append(
+                        {
+                            "keep": labels[a],
+                            "other": labels[b],
+                            "kind": kind,
+                            "similarity": round(float(score), 1),
+                            "shared": [graph.edges[a, s]["label"] for s in shared],
+                            "command": f'vyre memory merge "{labels[a]}" "{labels[b]}"',
+                        }
+                    )
+    return sorted(out, key=lambda c: (-c["similarity"], c["keep"], c["other"]))
+
+
+def hub_candidates(store: GraphStore) -> list[dict]:
+    """Orgs by how many rooms and sessions name them, with whether the hub rule holds."""
+    q = MainQueries(store)
+    rooms = q.room_count()
+    taught = q.taught_orgs()
+    share, total = q.org_session_share()
+    graph = nx.Graph()
+    labels = {}
+    for r in store.facts():
+        if r.rel == "is" and r.subject_kind == "org" and r.room != "*":
+            graph.add_edge(("org", r.subject), ("room", r.room))
+            labels[r.subject] = r.subject_label
+    threshold = max(3, rooms / 2)
+    out = []
+    for node, degree in graph.degree():
+        if node[0] != "org":
+            continue
+        org = node[1]
+        sessions = share.get(org, 0)
+        by_rooms = degree >= threshold
+        by_share = bool(total) and sessions / total >= 0.12
+        hub = (by_rooms or by_share) and org not in taught
+        why = (
+            "a project names it: never a hub"
+            if org in taught and (by_rooms or by_share)
+            else f"in {degree} of {rooms} rooms"
+            if by_rooms
+            else f"in {sessions} of {total} sessions"
+            if by_share
+            else ""
+        )
+        out.append(
+            {
+                "org": labels[org],
+                "rooms": degree,
+                "sessions": sessions,
+                "share": round(sessions / total, 3) if total else 0.0,
+                "hub": hub,
+                "why": why,
+            }
+        )
+    return sorted(out, key=lambda h: (not h["hub"], -h["rooms"], -h["sessions"], h["org"]))

@@ -1,0 +1,167 @@
+"""The user's corrections, applied in derive (ADR 0007 §4). Every user decision outranks every
+extracted vote; each is a ledger row, so undoing it gives back the rows from before.
+
+| action  | effect here                                                                      |
+|---------|----------------------------------------------------------------------------------|
+| wrong   | the claim leaves every vote in scope (an `is` takes the whole entity with it)     |
+| ended   | valid_to = at; older evidence never reopens it, newer evidence reopens the row   |
+| replace | ended, plus a user row (confidence 1, no decay) for the new object               |
+| confirm | confidence 1, no decay, never closed by derive                                   |
+| add     | a user row                                                                        |
+
+Merges and splits change identity (see `Identities.canon`); pins and mutes are read-time only.
+A correction scoped to everything (`'*'`) applies in each room that has its subject, so it
+never brings a person into a room that never named them.
+"""
+
+from __future__ import annotations
+
+from vyre.graph import FactRow
+from vyre.models import Correction
+from vyre.resolve import entity_id
+
+USER_SOURCES = ("user", "confirmed")
+ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
+
+
+def in_scope(corrections: list[Correction], room: str) -> list[Correction]:
+    """Corrections that change this room's rows (pins and mutes change only reads)."""
+    return [
+        c for c in corrections if c.kind in ("correct", "merge", "split") and c.scope in ("*", room)
+    ]
+
+
+def identity_changes(corrections: list[Correction]) -> tuple[dict[str, str], set[str]]:
+    """(merged id -> kept id, ids split apart) for one room's corrections, oldest first."""
+    merges: dict[str, str] = {}
+    splits: set[str] = set()
+    for c in sorted(corrections, key=lambda c: c.id):
+        if c.kind == "merge" and c.object and c.object != c.subject:
+            merges[c.object] = c.subject
+        elif c.kind == "split":
+            splits.add(c.subject)
+    return merges, splits
+
+
+def wrong_keys(corrections: list[Correction], canon) -> tuple[set[tuple], set[str]]:
+    """(facts, entities) the user said are wrong, as this room names them."""
+    facts, entities = set(), set()
+    for c in corrections:
+        if c.kind != "correct" or c.action != "wrong":
+            continue
+        if c.rel == "is":
+            entities.add(canon(c.subject))
+        else:
+            facts.add((canon(c.subject), c.rel, canon(c.object) if c.object else None))
+    return facts, entities
+
+
+def apply(
+    rows: list[FactRow],
+    corrections: list[Correction],
+    canon,
+    room: str,
+    fact_id,
+    later_evidence,
+    *,
+    bring_new: bool = False,
+) -> list[FactRow]:
+    """The room's rows after the user's ended, replace, confirm and add.
+
+    `later_evidence(fid, at)` gives the first time a fact was said after `at` (or None).
+    `bring_new` (the main graph only) lets an everywhere-scoped add name someone new.
+    """
+    by_key = {(r.subject, r.rel, r.object): r for r in rows}
+    present = {r.subject for r in rows if r.rel == "is"} | {"owner"}
+    out = {r.id: r for r in rows}
+    for c in sorted(corrections, key=lambda c: c.id):
+        if c.kind != "correct" or c.action == "wrong":
+            continue
+        subject = canon(c.subject)
+        if (
+            c.scope == "*"
+            and not bring_new
+            and subject not in present
+            and c.subject_kind in ENTITY_KINDS
+        ):
+            continue  # never bring someone into a room that never named them
+        key = (subject, c.rel, canon(c.object) if c.object else None)
+        row = by_key.get(key)
+        if c.action in ("ended", "replace") and row is not None:
+            at = c.at or c.created
+            reopened = later_evidence(row.id, at)
+            if reopened is not None:  # newer evidence opens the row again
+                status = "" if row.status == "closed" else row.status
+                row = _with(row, valid_from=reopened, valid_to=None, status=status)
+            else:
+                row = _with(row, valid_to=at, status="closed")
+            out[row.id] = by_key[key] = _with(row, rules=_rules(row.rules, f"user.{c.action}"))
+        if c.action == "confirm" and row is not None:
+            out[row.id] = by_key[key] = _with(
+                row,
+                confidence=1.0,
+                source="confirmed",
+                valid_to=None,
+                status="",
+                rules=_rules(row.rules, "user.confirm"),
+            )
+        if c.action in ("replace", "add"):
+            label = c.value if c.action == "replace" else c.object_label
+            kind = c.object_kind or "value"
+            obj = canon(entity_id(kind, label)) if kind != "owner" else "owner"
+            new = FactRow(
+                id=fact_id(room, subject, c.rel, obj),
+                room=room,
+                subject=subject,
+                subject_kind=c.subject_kind,
+                subject_label=_label(rows, subject, c.subject_label),
+                rel=c.rel,
+                object=obj,
+                object_kind=kind,
+                object_label=label,
+                confidence=1.0,
+                source="user",
+                valid_from=c.at or c.created,
+                valid_to=None,
+                seen=c.created,
+                sessions=0,
+                rules=f"user.{c.action}",
+                status="",
+            )
+            out[new.id] = by_key[(subject, c.rel, obj)] = new
+            for eid, ekind, elabel in (
+                (subject, c.subject_kind, new.subject_label),
+                (obj, kind, label),
+            ):
+                if ekind in ENTITY_KINDS and eid not in present:
+                    row_is = FactRow(
+                        id=fact_id(room, eid, "is", f"kind:{ekind}"),
+                        room=room,
+                        subject=eid,
+                        subject_kind=ekind,
+                        subject_label=elabel,
+                        rel="is",
+                        object=f"kind:{ekind}",
+                        object_kind="kind",
+                        object_label=ekind,
+                        confidence=1.0,
+                        source="user",
+                        valid_from=c.created,
+                        seen=c.created,
+                        rules=f"user.{c.action}",
+                    )
+                    out[row_is.id] = row_is
+                    present.add(eid)
+    return sorted(out.values(), key=lambda r: r.id)
+
+
+def _label(rows: list[FactRow], eid: str, fallback: str) -> str:
+    return next((r.subject_label for r in rows if r.subject == eid), fallback)
+
+
+def _rules(rules: str, extra: str) -> str:
+    return ",".join(sorted({*rules.split(","), extra} - {""}))
+
+
+def _with(row: FactRow, **changes) -> FactRow:
+    return FactRow(**{**vars(row), **changes})
