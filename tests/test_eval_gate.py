@@ -53,3 +53,41 @@ def test_kuzu_engine_gives_the_same_scores(result, tmp_path):
         "leakage",
     ]
     assert {k: other[k] for k in keys} == {k: result[k] for k in keys}
+
+
+def test_corrections_script_is_scored_and_passes(result):
+    after = result["after_corrections"]
+    assert after["leakage"] == 0
+    assert after["relations"]["has_title"]["precision"] == 1.0  # the wrong title is gone
+    assert "F5" not in after["missed"]  # replaced: no longer expected
+
+
+def test_preferences_and_decisions_meet_the_bar_to_turn_on(vyre_home):
+    """ADR 0007 keeps them off until the eval shows precision 0.8; this is that eval."""
+    vyre_home.mkdir(parents=True, exist_ok=True)
+    (vyre_home / "settings.json").write_text(
+        json.dumps({"relations.prefers": True, "relations.decided": True})
+    )
+    on = score(WORLD, repeat=1)
+    for rel in ("prefers", "decided"):
+        assert on["relations"][rel]["off"] is False
+        assert on["relations"][rel]["precision"] >= 0.8
+    assert gate(on) == []
+
+
+def test_every_scripted_correction_applied_then_undone_gives_back_the_same_rows(tmp_path):
+    from vyre.config import parse_time
+    from vyre.evaluate.memory import apply_script, build, load_world
+
+    spec, gold = load_world(WORLD)
+    now = parse_time(spec["now"])
+    memory = build(WORLD, tmp_path / "home")
+    try:
+        before = memory.store.dump()
+        for step in gold["corrections"]["script"]:
+            (cid,) = apply_script(memory, [step], now)
+            assert memory.store.dump() != before, step["id"]  # it changed something
+            memory.uncorrect(cid, caller="local", now=now)
+            assert memory.store.dump() == before, step["id"]
+    finally:
+        memory.close()

@@ -1521,7 +1521,62 @@ def gold() -> dict:
 
     _check_gold(g)
     return {"facts": g.facts, "absent": g.absent, "enrich": g.enrich,
-            "irrelevant": g.irrelevant}
+            "irrelevant": g.irrelevant, "corrections": corrections(g)}
+
+
+def corrections(g: Gold) -> dict:
+    """The user's corrections, applied in order after ingest, and the gold that follows.
+
+    Each `args` is a `vyre memory ...` command line. `remove` names gold facts no longer
+    true afterwards; `add` lists the facts that become true (`replaces`: the gold fact an
+    enrich prompt expected before; `expect_in`: prompts that should now bring it); `absent`
+    must not appear.
+    """
+    by_key = {(f["room"], f["subject"], f["rel"], f["object"]): f["id"] for f in g.facts}
+    n = len(g.facts)
+
+    def new(room, subject, rel, obj):
+        nonlocal n
+        n += 1
+        return {"id": f"F{n}", "room": room, "subject": subject, "rel": rel, "object": obj}
+
+    return {
+        "script": [
+            {"id": "C1", "why": "the Bramble Dana is someone else",
+             "args": ["split", "Dana Reyes", "--room", "bramble"]},
+            {"id": "C2", "why": "Marcus left Harlow Legal at the end of September",
+             "args": ["correct", "Marcus Bell", "works_at", "Harlow Legal", "--action", "ended",
+                      "--at", "2026-09-30", "--scope", "project", "--project", "harlow"]},
+            {"id": "C3", "why": "Priya was promoted",
+             "args": ["correct", "Priya Anand", "has_title", "project architect", "--action",
+                      "replace", "--object", "lead architect"]},
+            {"id": "C4", "why": "Lena is certainly at Summit Dental",
+             "args": ["correct", "Lena Park", "works_at", "Summit Dental", "--action",
+                      "confirm"]},
+            {"id": "C5", "why": "Owen owns the shop; no session said so",
+             "args": ["correct", "Owen Hart", "has_title", "shop owner", "--action", "add"]},
+            {"id": "C6", "why": "Joy is not the estimator (misheard)",
+             "args": ["correct", "Joy Tran", "has_title", "estimator", "--action", "wrong"]},
+        ],
+        "remove": [
+            by_key[("harlow", "Marcus Bell", "works_at", "Harlow Legal")],
+            by_key[("*", "Marcus Bell", "works_at", "Harlow Legal")],
+            by_key[("keel-ash", "Priya Anand", "has_title", "project architect")],
+            by_key[("summit-roofing", "Joy Tran", "has_title", "estimator")],
+        ],
+        "add": [
+            new("*", "Dana Reyes", "is", "person"),  # two people now share the name
+            {**new("keel-ash", "Priya Anand", "has_title", "lead architect"),
+             "replaces": by_key[("keel-ash", "Priya Anand", "has_title", "project architect")]},
+            {**new("unfiled", "Owen Hart", "has_title", "shop owner"), "expect_in": ["P16"]},
+        ],
+        "absent": [
+            {"room": "summit-roofing", "subject": "Joy Tran", "rel": "has_title",
+             "object": "estimator", "why": "wrong"},
+            {"room": "keel-ash", "subject": "Priya Anand", "rel": "has_title",
+             "object": "project architect", "why": "wrong"},
+        ],
+    }
 
 
 def _check_gold(g: Gold) -> None:

@@ -1,0 +1,31 @@
+"""Docs that cannot drift: every command the CLI has is in the README."""
+
+from __future__ import annotations
+
+import click
+
+from tests.conftest import ROOT
+from vyre.cli.main import cli
+
+
+def commands(group: click.Group, prefix: str = "vyre") -> list[str]:
+    out = []
+    for name, command in group.commands.items():
+        path = f"{prefix} {name}"
+        out.append(path)
+        if isinstance(command, click.Group):
+            out.extend(commands(command, path))
+    return out
+
+
+def test_every_cli_command_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    missing = [c for c in commands(cli) if c not in readme]
+    assert missing == []
+
+
+def test_the_readme_opens_with_the_two_commands_and_ci_runs_the_test_one():
+    first = (ROOT / "README.md").read_text().splitlines()[:6]
+    assert any(line.startswith("make demo") for line in first)
+    assert any(line.startswith("make test") for line in first)
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
