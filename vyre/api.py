@@ -40,13 +40,16 @@ def _no_cycle_collection():
 
 
 class Memory:
-    def __init__(self, home: Path | None = None, *, engine: str | None = None):
+    def __init__(self, home: Path | None = None, *, engine: str | None = None, owner: bool = False):
+        """`owner`: this process alone writes the graph (the daemon), so reads skip the
+        per-call digest check and the caller invalidates after each derive."""
         self.home = Path(home) if home else config.home()
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.ledger = Ledger(self.home / "vyre.db")
         self._engine = engine
         self._store: GraphStore | None = None
         self._reader: Reader | None = None
+        self._owner = owner
         self.last_derive_seconds = 0.0
 
     def close(self) -> None:
@@ -76,7 +79,7 @@ class Memory:
     @property
     def reader(self) -> Reader:
         if self._reader is None:
-            self._reader = Reader(self.store, self._controls)
+            self._reader = Reader(self.store, self._controls, check_digests=not self._owner)
         return self._reader
 
     @property
@@ -97,7 +100,9 @@ class Memory:
 
     # -- writes -------------------------------------------------------------------------
 
-    def ingest(self, root: Path | None = None, progress=None) -> tuple[IngestReport, DeriveReport]:
+    def ingest(
+        self, root: Path | None = None, progress=None, *, paths=None, main: bool = True
+    ) -> tuple[IngestReport, DeriveReport]:
         """Read new transcript lines, then re-derive the rooms they touch."""
         self._rules_current()
         with _no_cycle_collection():
@@ -106,12 +111,15 @@ class Memory:
                 Path(root) if root else config.projects_root(),
                 extract_draft,
                 progress=progress,
+                paths=paths,
             )
-            return report, self.derive()
+            return report, self.derive(main=main)
 
-    def derive(self, *, force: bool = False) -> DeriveReport:
+    def derive(self, *, force: bool = False, main: bool = True) -> DeriveReport:
         started = time.perf_counter()
-        report = derive(self.ledger, self.store, config.settings(), force=force)
+        report = derive(self.ledger, self.store, config.settings(), force=force, main=main)
+        if self._reader is not None and (report.rooms or report.dropped or main):
+            self._reader.invalidate()
         self.last_derive_seconds = time.perf_counter() - started
         return report
 

@@ -10,13 +10,12 @@ from datetime import datetime
 import click
 
 from vyre import config
-from vyre.api import Memory
 from vyre.config import ConfigError
 from vyre.evaluate.memory import WorldError
 from vyre.graph import GraphError
 from vyre.ledger import LedgerError
-from vyre.memory import ago
 from vyre.memory.corrections import CorrectionError
+from vyre.memory.text import age_note, phrase
 from vyre.models import Fact
 from vyre.rooms.projects import ProjectError
 from vyre.transcripts import MissingRoot
@@ -45,8 +44,11 @@ def domain_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def open_memory() -> Memory:
-    return Memory()
+def open_memory():
+    """The daemon's memory when it runs, else the stores opened by this process."""
+    from vyre.daemon.client import open_memory as through_daemon_or_here
+
+    return through_daemon_or_here("cli")
 
 
 def now() -> datetime:
@@ -85,41 +87,6 @@ def fact_json(f: Fact) -> dict:
 
 def print_json(value) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def phrase(f: Fact) -> str:
-    """A fact as a short sentence: "Priya Anand works at Keel & Ash Architects"."""
-    rel = {
-        "is": "is a",
-        "works_at": "works at",
-        "has_title": "is",
-        "client_of": "is a client of",
-        "repo_for": "is the repo for",
-        "deadline": "is due",
-        "prefers": "prefers",
-        "decided": "decided",
-        "has_address": "has the address",
-        "domain_of": "is the domain of",
-        "mentioned_in": "was mentioned in",
-    }.get(f.rel, f.rel)
-    subject = "you" if f.subject == "owner" else f.subject
-    obj = "you" if f.object == "owner" else f.object
-    if f.rel == "has_title":
-        obj = f"the {obj}"
-    return f"{subject} {rel} {obj}"
-
-
-def age_note(f: Fact, at: datetime) -> str:
-    if f.source == "taught":
-        return "from your project settings"
-    if f.source == "user":
-        return f"your correction, {ago(f.seen, at)}"
-    if f.source == "confirmed":
-        return f"confirmed by you; last said {ago(f.seen, at)}"
-    if f.rel == "deadline":
-        return f"said {ago(f.seen, at)}"
-    note = f"last said {ago(f.seen, at)}"
-    return f"stale: {note}" if f.stale else note
 
 
 def fact_line(f: Fact, at: datetime, *, room: bool = False) -> str:

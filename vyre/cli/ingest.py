@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from vyre import config
+from vyre.api import Memory
 from vyre.cli.common import domain_errors, open_memory
 from vyre.transcripts import transcript_files
 
@@ -19,7 +20,7 @@ def ingest(root: Path | None) -> None:
     """Read new Claude Code transcript lines (ROOT: default ~/.claude/projects)."""
     root = root or config.projects_root()
     with open_memory() as memory:
-        if sys.stderr.isatty() and root.is_dir():
+        if sys.stderr.isatty() and root.is_dir() and isinstance(memory, Memory):
             total = len(transcript_files(root))
             with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
                 report, derived = memory.ingest(root, progress=bar.update)

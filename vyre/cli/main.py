@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from vyre import __version__
+from vyre.cli.daemon import daemon, hook
 from vyre.cli.demo import demo
 from vyre.cli.evals import eval_group
+from vyre.cli.harness import harness
 from vyre.cli.ingest import derive_command, ingest
 from vyre.cli.memory import memory, why
 from vyre.cli.project import project
@@ -21,7 +23,18 @@ def cli() -> None:
     """
 
 
-for command in (ingest, derive_command, memory, why, project, demo, eval_group):
+for command in (
+    ingest,
+    derive_command,
+    memory,
+    why,
+    project,
+    demo,
+    eval_group,
+    daemon,
+    hook,
+    harness,
+):
     cli.add_command(command)
 
 

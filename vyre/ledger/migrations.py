@@ -122,7 +122,23 @@ CREATE TABLE events (
 );
 """
 
+M003_TOOL_EVENTS = """
+-- What Claude Code did, as its hooks report it, for the learning loop: the tool, a fingerprint
+-- of the command's shape and whether it worked. Never file contents or command output.
+CREATE TABLE tool_events (
+  id INTEGER PRIMARY KEY,
+  ts TEXT NOT NULL,
+  session TEXT,
+  event TEXT NOT NULL,          -- PreToolUse | PostToolUse | PostToolUseFailure | Stop | ...
+  tool TEXT,
+  shape TEXT,                   -- a fingerprint of the command shape (program + subcommand)
+  ok INTEGER                    -- 1 success, 0 failure, NULL not known yet
+);
+CREATE INDEX tool_events_session ON tool_events (session, id);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
+    ("m003_tool_events", M003_TOOL_EVENTS),
 ]

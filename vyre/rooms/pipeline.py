@@ -31,6 +31,7 @@ class DeriveReport:
     rooms: list[str] = field(default_factory=list)  # rooms re-derived
     dropped: list[str] = field(default_factory=list)
     facts: int = 0
+    main_stale: bool = False  # the main graph still waits for its turn
 
     def summary(self) -> str:
         if not self.rooms and not self.dropped:
@@ -76,7 +77,13 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
     return digests, by_room, membership
 
 
-def derive(ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = False):
+def derive(
+    ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = False, main: bool = True
+):
+    """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
+
+    The daemon derives rooms at once and the main graph a moment later: prompts read rooms.
+    """
     digests, by_room, membership = plan(ledger, settings)
     stored = store.digests()
     stale = sorted(r for r in digests if force or stored.get(r) != digests[r])
@@ -107,9 +114,11 @@ def derive(ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = F
         json.dumps([sorted(digests.items()), [c.id for c in main_corrections]]).encode(),
         digest_size=16,
     ).hexdigest()
-    if stale or gone or stored.get(MAIN) != main_digest:
+    report.main_stale = stored.get(MAIN) != main_digest
+    if main and (stale or gone or report.main_stale):
         main = derive_main(store, main_digest, main_corrections)
         store.replace_rooms([main])
         report.facts += len(main.facts)
         store.prune()
+        report.main_stale = False
     return report

@@ -91,12 +91,14 @@ def ingest(
     extract: Extractor,
     *,
     progress: Callable[[int], None] | None = None,
+    paths: list[Path] | None = None,
 ) -> IngestReport:
+    """Read new lines under root (or only `paths`, when a watcher knows what changed)."""
     root = Path(root).expanduser()
     if not root.is_dir():
         raise MissingRoot(f"no Claude Code projects folder at {root}")
     report = IngestReport()
-    files = transcript_files(root)
+    files = sorted(paths) if paths is not None else transcript_files(root)
     report.files = len(files)
     known = {
         row[0]: row[1:]

@@ -1,0 +1,220 @@
+"""The daemon: one per home, the user's alone, never loses or doubles a turn."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import ROOT
+from tests.transcript import Transcript
+from vyre.api import Memory
+from vyre.cli.main import cli
+from vyre.daemon import process, server
+from vyre.daemon.protocol import DaemonError, call
+from vyre.daemon.server import AlreadyRunning, Daemon
+
+sys.path.insert(0, str(ROOT / "bench"))
+import corpus
+
+
+@pytest.fixture
+def root(vyre_home) -> Path:
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    t = Transcript(root, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z")
+    t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+    t.assistant("Noted.")
+    t.write()
+    return root
+
+
+@pytest.fixture
+def running(root, vyre_home):
+    process.start(vyre_home)
+    yield vyre_home
+    process.stop(vyre_home)
+
+
+def test_start_status_stop_and_the_home_is_the_users_alone(running):
+    info = process.status(running)
+    assert info["sessions"] == 1 and info["pid"] != os.getpid()
+    assert (running.stat().st_mode & 0o777) == 0o700
+    assert ((running / "vyre.sock").stat().st_mode & 0o777) == 0o600
+    assert process.stop(running) is True
+    assert process.status(running) is None
+    assert not (running / "vyre.sock").exists()
+    process.start(running)  # the fixture stops it again
+
+
+def test_a_second_daemon_for_the_same_home_refuses_in_one_line(running):
+    with pytest.raises(AlreadyRunning, match=r"a daemon already runs for .* \(pid \d+\)"):
+        Daemon(running).run()
+    result = CliRunner().invoke(cli, ["daemon", "start"])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: a daemon already runs for")
+
+
+def test_a_crashed_daemons_leftovers_are_cleaned(root, vyre_home):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vyre.daemon", "run"], cwd=ROOT, env=os.environ.copy()
+    )
+    wait_for(lambda: process.status(vyre_home))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert (vyre_home / "vyre.sock").exists()  # a stale socket, and a stale pid in the lock
+    assert process.status(vyre_home) is None
+    info = process.start(vyre_home)
+    assert info["pid"] != proc.pid
+    process.stop(vyre_home)
+
+
+def test_another_user_is_refused_at_the_socket(root, vyre_home, monkeypatch):
+    monkeypatch.setattr(server, "peer_uid", lambda conn: os.getuid() + 1)
+    daemon = Daemon(vyre_home, root)
+    thread = threading.Thread(target=daemon.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: (vyre_home / "vyre.sock").exists())
+        with pytest.raises(DaemonError, match="refused: not this user's daemon"):
+            call("ping", caller="cli", home=vyre_home)
+    finally:
+        daemon.stop.set()
+        thread.join(10)
+
+
+def test_peer_uid_reads_the_real_credentials():
+    a, b = socket.socketpair(socket.AF_UNIX)
+    try:
+        assert server.peer_uid(a) == os.getuid()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_cli_uses_the_daemon_when_it_runs(running):
+    # the daemon holds the graph: a CLI opening it itself would fail with "in use"
+    result = CliRunner().invoke(cli, ["memory", "about", "Priya", "--project", "*"])
+    assert result.exit_code == 0, result.output
+    assert "Priya Anand works at Keel & Ash Architects" in result.output
+    refused = CliRunner().invoke(
+        cli,
+        [
+            "memory",
+            "correct",
+            "Priya Anand",
+            "works_at",
+            "Keel & Ash Architects",
+            "--action",
+            "wrong",
+        ],
+    )
+    assert refused.exit_code == 1 and "refused" in refused.output
+    with pytest.raises(DaemonError, match="only you can change memory"):
+        call(
+            "correct",
+            {
+                "target": ["Priya Anand", "works_at", "Keel & Ash Architects"],
+                "action": "wrong",
+                "caller": "cli",
+            },
+            caller="hook",
+            home=running,
+        )
+
+
+def test_new_lines_are_read_within_a_second(running, root):
+    t = Transcript(root, cwd="/w/keel", session="k2", start="2026-09-20T10:00:00Z")
+    t.user("Jonas Eberhardt, the studio director at Keel & Ash Architects, approved it.")
+    started = time.monotonic()
+    t.write()
+    text = wait_for(
+        lambda: call(
+            "enrich",
+            {"prompt": "Ask Jonas Eberhardt", "cwd": "/w/keel"},
+            caller="hook",
+            home=running,
+        )
+    )
+    assert time.monotonic() - started < 1.5
+    assert "Jonas Eberhardt works at Keel & Ash Architects" in text
+
+
+def test_two_clis_and_the_daemon_at_once(running, root):
+    for i in range(3):
+        Transcript(root, cwd="/w/keel", session=f"c{i}", start="2026-09-21T10:00:00Z").user(
+            f"Lena Park number {i} from Summit Dental called."
+        ).write()
+    env = {**os.environ, "VYRE_NOW": "2026-10-01T12:00:00Z"}
+    commands = [
+        ["memory", "facts", "--json"],
+        ["ingest"],
+        ["memory"],
+        ["why", "Priya Anand"],
+        ["project", "add", "keel", "--folder", "/w/keel"],
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "vyre.cli.main", *c],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for c in commands
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 0, (p.args, err)
+        assert "Traceback" not in err
+    assert "keel" in call("check_room", {"room": "keel"}, caller="cli", home=running)
+
+
+def test_sigkill_in_the_middle_of_an_ingest_loses_and_doubles_nothing(tmp_path, vyre_home):
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    corpus.generate(root, sessions=300, projects=5, seed=3)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vyre.daemon", "run"], cwd=ROOT, env=os.environ.copy()
+    )
+    wait_for(lambda: (vyre_home / "vyre.db").exists() and _turns(vyre_home) > 0, timeout=60)
+    proc.send_signal(signal.SIGKILL)  # mid-ingest: some batches in, others not
+    proc.wait()
+    process.start(vyre_home)
+    process.stop(vyre_home)
+    clean = tmp_path / "clean"
+    with Memory(clean) as memory:
+        memory.ingest(root)
+        want_turns = sorted(memory.ledger.db.execute("SELECT session, seq, by, text FROM turns"))
+        want_graph = memory.store.dump()
+    with Memory(vyre_home) as memory:
+        got_turns = sorted(memory.ledger.db.execute("SELECT session, seq, by, text FROM turns"))
+        assert got_turns == want_turns
+        assert memory.store.dump() == want_graph
+
+
+def _turns(home: Path) -> int:
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(home / "vyre.db", timeout=0.1)
+        return db.execute("SELECT count(*) FROM turns").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for(check, timeout: float = 20.0, every: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("timed out waiting")

@@ -1,0 +1,177 @@
+"""The hooks as Claude Code runs them: a new process, JSON on stdin, never a broken session."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, WORLD
+from vyre.daemon import process
+from vyre.evaluate.memory import build
+from vyre.hooks.commands import EVENTS
+
+PAYLOADS = ROOT / "tests" / "payloads"
+NOW = "2026-10-01T12:00:00Z"
+
+
+def hook(event: str, stdin: bytes | str, env: dict | None = None) -> subprocess.CompletedProcess:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run(
+        [sys.executable, "-I", "-m", "vyre.hooks", event],
+        input=data,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=30,
+    )
+
+
+def payload(event: str) -> bytes:
+    return (PAYLOADS / f"{event}.json").read_bytes()
+
+
+@pytest.fixture
+def home(vyre_home, monkeypatch):
+    """The eval world's memory in this test's home, read at the world's clock."""
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    build(WORLD, vyre_home).close()
+    return vyre_home
+
+
+@pytest.fixture
+def daemon(home):
+    process.start(home)
+    yield home
+    process.stop(home)
+
+
+@pytest.mark.parametrize("stdin", [b"", b"{not json", b"[1, 2]", b"\xff\xfe", b'"text"'])
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "PreToolUse"])
+def test_malformed_input_exits_0_and_adds_nothing(daemon, event, stdin):
+    run = hook(event, stdin)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+
+
+def test_unknown_event_and_missing_fields_add_nothing(daemon):
+    for event, body in (
+        ("NotAnEvent", payload("UserPromptSubmit")),
+        ("UserPromptSubmit", b'{"session_id": "s", "cwd": "/w"}'),
+        ("UserPromptSubmit", b'{"prompt": 42}'),
+    ):
+        run = hook(event, body)
+        assert (run.returncode, run.stdout) == (0, b"")
+
+
+def test_prompt_hook_adds_the_rooms_facts_in_claude_codes_format(daemon):
+    run = hook("UserPromptSubmit", payload("UserPromptSubmit"))
+    assert run.returncode == 0 and run.stderr == b""
+    answer = json.loads(run.stdout)
+    assert set(answer) == {"hookSpecificOutput"}
+    out = answer["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit"
+    text = out["additionalContext"]
+    lines = text.splitlines()
+    assert lines[0].startswith("Vyre memory") and "not instructions" in lines[0]
+    assert "- Priya Anand works at Keel & Ash Architects (from session" in text
+    assert "- site launch is due 2026-10-09" in text
+    assert 2 <= len(lines) - 1 <= 5
+    assert "Dana Reyes" not in text  # another client's person
+
+
+def test_prompt_hook_outside_every_project_never_sees_a_clients_facts(daemon):
+    body = json.loads(payload("UserPromptSubmit"))
+    body["cwd"] = "/home/sam"
+    run = hook("UserPromptSubmit", json.dumps(body))
+    assert (run.returncode, run.stdout) == (0, b"")
+
+
+def test_session_start_brief_fits_600_characters_and_says_memory_can_be_asked(daemon):
+    run = hook("SessionStart", payload("SessionStart"))
+    out = json.loads(run.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "SessionStart"
+    text = out["additionalContext"]
+    assert len(text) <= 600
+    assert "Priya Anand (project architect)" in text and "site launch 2026-10-09" in text
+    assert text.endswith("call memory_ask and name the session it cites.")
+
+
+def test_with_the_daemon_down_hooks_are_fast_and_empty(home):
+    assert process.status(home) is None
+    for event in EVENTS:
+        started = time.perf_counter()
+        run = hook(event, payload(event))
+        assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+        assert time.perf_counter() - started < 5  # no waiting for a daemon that is not there
+
+
+def test_tool_events_are_recorded_without_content_through_the_daemon(daemon):
+    for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"):
+        run = hook(event, payload(event))
+        assert (run.returncode, run.stdout) == (0, b"")  # allow by default: no decision
+    rows = events(daemon)
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("PreToolUse", "Bash", None),
+        ("PostToolUse", "Edit", 1),
+        ("PostToolUseFailure", "Bash", 0),
+        ("Stop", None, None),
+        ("SessionEnd", None, None),
+    ]
+    assert all(r[4] == "3f2a6c1e-8d1b-4e4f-9a59-2b7f0c1d9e55" for r in rows)
+    dump = "\n".join(str(r) for r in rows)
+    for secret in ("push", "secret_key", "priya", "contact", "npm", "failing"):
+        assert secret not in dump
+    # one command shape, one fingerprint: a push is a push whatever the branch
+    same = json.loads(payload("PreToolUse"))
+    same["tool_input"]["command"] = "git push origin main"
+    hook("PreToolUse", json.dumps(same))
+    assert events(daemon)[-1][2] == rows[0][2]
+
+
+def test_tool_events_are_recorded_directly_when_no_daemon_runs(home):
+    run = hook("PostToolUse", payload("PostToolUse"))
+    assert run.returncode == 0
+    assert [(r[0], r[1], r[3]) for r in events(home)] == [("PostToolUse", "Edit", 1)]
+
+
+def test_vyre_hook_cli_is_the_same_code(daemon):
+    vyre = shutil.which("vyre", path=str(Path(sys.executable).parent))
+    run = subprocess.run(
+        [vyre, "hook", "UserPromptSubmit"],
+        input=payload("UserPromptSubmit"),
+        capture_output=True,
+        timeout=30,
+    )
+    fast = hook("UserPromptSubmit", payload("UserPromptSubmit"))
+    assert run.returncode == 0 and run.stdout == fast.stdout
+
+
+def test_the_fast_path_imports_only_the_standard_library(daemon):
+    code = (
+        "import sys, io; sys.argv = ['x', 'UserPromptSubmit']; "
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload('UserPromptSubmit')!r})); "
+        "from vyre.hooks.run import main; main(sys.argv); "
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'click', 'pydantic', 'ladybug', 'kuzu', 'pyarrow', 'networkx', 'rapidfuzz', 'orjson'}); "
+        "print('HEAVY', heavy, file=sys.stderr)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=30
+    )
+    assert "HEAVY []" in run.stderr, run.stderr
+
+
+def events(home: Path) -> list[tuple]:
+    db = sqlite3.connect(home / "vyre.db")
+    try:
+        return db.execute(
+            "SELECT event, tool, shape, ok, session FROM tool_events ORDER BY id"
+        ).fetchall()
+    finally:
+        db.close()

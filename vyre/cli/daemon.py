@@ -1,0 +1,75 @@
+"""`vyre daemon run|start|stop|status` and `vyre hook EVENT`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from vyre.cli.common import domain_errors
+from vyre.daemon import process
+from vyre.daemon.server import AlreadyRunning, Daemon
+
+
+@click.group()
+def daemon() -> None:
+    """The process that owns memory's stores and answers hooks in milliseconds."""
+
+
+@daemon.command()
+@domain_errors
+def run() -> None:
+    """Run in the foreground (for systemd or launchd)."""
+    try:
+        Daemon().run()
+    except AlreadyRunning as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@daemon.command()
+@domain_errors
+def start() -> None:
+    """Start in the background and wait until it answers."""
+    try:
+        info = process.start()
+    except process.DaemonControlError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        f"daemon running (pid {info['pid']}), {info['sessions']:,} sessions, "
+        f"watching {info['root']}"
+    )
+
+
+@daemon.command()
+@domain_errors
+def stop() -> None:
+    """Stop it (the CLI then opens the stores itself)."""
+    try:
+        stopped = process.stop()
+    except process.DaemonControlError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo("daemon stopped" if stopped else "no daemon was running")
+
+
+@daemon.command()
+def status() -> None:
+    """Whether it runs, and what it holds."""
+    info = process.status()
+    if not info:
+        click.echo("no daemon is running for this home")
+        sys.exit(1)
+    click.echo(
+        f"daemon running (pid {info['pid']}, up {info['uptime_s']:.0f} s): "
+        f"{info['sessions']:,} sessions, {len(info['rooms'])} rooms, "
+        f"{info['ingests']} ingests since start; watching {info['root']}"
+    )
+
+
+@click.command()
+@click.argument("event")
+def hook(event: str) -> None:
+    """Answer a Claude Code hook EVENT (JSON on stdin). Installed hooks call the same code
+    without the CLI: python -I -m vyre.hooks EVENT."""
+    from vyre.hooks.run import main
+
+    sys.exit(main(["vyre-hook", event]))

@@ -1,0 +1,134 @@
+"""`vyre harness ...`: put Vyre's hooks into Claude Code, take them out, show where they are.
+
+Thin: the work is in vyre.hooks.install; a HarnessError prints one line and exits 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from vyre.hooks import install as lib
+from vyre.hooks.commands import EVENTS, mcp_command
+
+SCOPE = click.option(
+    "--scope",
+    type=click.Choice(lib.SCOPES),
+    default="user",
+    show_default=True,
+    help="user: your settings; project: .claude/settings.json; local: .claude/settings.local.json.",
+)
+DRY_RUN = click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing.")
+
+
+def harness_errors(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except lib.HarnessError as exc:
+            raise click.ClickException(str(exc).splitlines()[0]) from exc
+
+    return wrapper
+
+
+@click.group()
+def harness() -> None:
+    """Claude Code integration: Vyre's hooks in your settings, or as a plugin."""
+
+
+@harness.command("install")
+@SCOPE
+@DRY_RUN
+@harness_errors
+def install(scope: str, dry_run: bool) -> None:
+    """Add Vyre's hooks to Claude Code's settings (others' hooks stay as they are)."""
+    result = lib.install(scope, Path.cwd(), dry_run=dry_run)
+    if _report(result, done="installed Vyre's hooks in", same="Vyre's hooks are already in"):
+        _next_steps(scope)
+
+
+@harness.command("uninstall")
+@SCOPE
+@DRY_RUN
+@harness_errors
+def uninstall(scope: str, dry_run: bool) -> None:
+    """Remove Vyre's hooks (and only them) from Claude Code's settings."""
+    result = lib.uninstall(scope, Path.cwd(), dry_run=dry_run)
+    _report(result, done="removed Vyre's hooks from", same="no Vyre hooks in")
+
+
+@harness.command("status")
+@harness_errors
+def status() -> None:
+    """Where Vyre's hooks are installed, and which interpreter they run."""
+    for s in lib.status(Path.cwd()):
+        click.echo(f"{s.scope}: {s.path}")
+        for line in _status_lines(s):
+            click.echo(f"  {line}")
+
+
+@harness.command("plugin")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@harness_errors
+def plugin(folder: Path) -> None:
+    """Write Vyre as a Claude Code plugin (hooks and MCP server) into FOLDER."""
+    for path in lib.write_plugin(folder):
+        click.echo(f"wrote {path}")
+    click.echo(f"try it with: claude --plugin-dir {shlex.quote(str(folder))}")
+    click.echo("use either the plugin or `vyre harness install`, not both: hooks would run twice")
+
+
+def _report(result: lib.InstallResult, *, done: str, same: str) -> bool:
+    """Print what happened; True when Vyre's hooks are now (or would be) in place."""
+    if not result.changed:
+        click.echo(f"{same} {result.path}; nothing to change")
+    elif result.dry_run:
+        click.echo(result.diff, nl=False)
+        click.echo(f"(dry run: {result.path} not written)")
+    else:
+        click.echo(f"{done} {result.path}")
+        if result.backup:
+            click.echo(f"backup of the previous file: {result.backup}")
+    return not result.dry_run
+
+
+def _next_steps(scope: str) -> None:
+    click.echo("next: start the daemon with `vyre daemon start`")
+    if scope == "user":
+        command, args = mcp_command()
+        mcp = shlex.join(["claude", "mcp", "add", "--scope", "user", "vyre", "--", command, *args])
+        click.echo(f"and add the MCP server: {mcp}")
+
+
+def _status_lines(s: lib.ScopeStatus) -> list[str]:
+    if not s.exists:
+        return ["no settings file"]
+    if s.error:
+        return [s.error]
+    lines = []
+    if s.hooks:
+        lines.append(f"Vyre's hooks on {len(s.events)}/{len(EVENTS)} events")
+        if s.missing:
+            lines.append(
+                f"missing: {', '.join(s.missing)} (run `vyre harness install --scope {s.scope}`)"
+            )
+        for python in dict.fromkeys(h.python for h in s.hooks):
+            lines.append(f"interpreter {python}: {_python_state(s, python)}")
+    else:
+        lines.append("no Vyre hooks")
+    lines.append(f"{s.others} other hook{'s' if s.others != 1 else ''}")
+    return lines
+
+
+def _python_state(s: lib.ScopeStatus, python: str | None) -> str:
+    hook = next(h for h in s.hooks if h.python == python)
+    if not hook.python_exists:
+        return f"missing: run `vyre harness install --scope {s.scope}` again"
+    if not hook.current:
+        return "exists, but is not this Vyre's interpreter"
+    return "this one"

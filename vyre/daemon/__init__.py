@@ -1,0 +1,1 @@
+"""The daemon: one process that owns the stores and serves a local socket."""

@@ -1,0 +1,114 @@
+"""Memory through the daemon when it runs, or the stores themselves when it does not.
+
+`open_memory()` is what every surface calls. A `RemoteMemory` offers the same methods as
+`vyre.api.Memory` for everything a surface needs, and raises the same errors, so a command
+behaves the same whichever way memory was reached.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vyre import config
+from vyre.api import Memory
+from vyre.daemon import codec
+from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call, socket_path
+from vyre.evaluate.memory import WorldError
+from vyre.graph import GraphError
+from vyre.ledger import LedgerError
+from vyre.memory.corrections import CorrectionError, OwnerOnly
+from vyre.rooms.projects import ProjectError
+from vyre.transcripts import MissingRoot
+
+ERRORS = {
+    cls.__name__: cls
+    for cls in (
+        config.ConfigError,
+        CorrectionError,
+        GraphError,
+        LedgerError,
+        MissingRoot,
+        OwnerOnly,
+        ProjectError,
+        WorldError,
+    )
+}
+
+
+class RemoteMemory:
+    """The library API, answered by the daemon of this home."""
+
+    def __init__(self, home: Path, caller: str):
+        self.home, self.caller = home, caller
+
+    def __enter__(self) -> RemoteMemory:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    def __getattr__(self, op: str):
+        if op.startswith("_"):
+            raise AttributeError(op)
+
+        def method(*args, **kwargs):
+            return self.call(op, args, kwargs)
+
+        return method
+
+    def call(self, op: str, args: tuple, kwargs: dict):
+        if args:  # the library's leading positional parameters, by name
+            kwargs = {**dict(zip(POSITIONAL.get(op, ()), args, strict=False)), **kwargs}
+        kwargs.pop("progress", None)
+        caller = kwargs.pop("caller", self.caller)
+        payload = {
+            k: (str(v) if isinstance(v, Path) else codec.encode(v)) for k, v in kwargs.items()
+        }
+        try:
+            result = call(op, payload, caller=caller, home=self.home, timeout=600)
+        except DaemonError as exc:
+            raise ERRORS.get(exc.kind, RuntimeError)(str(exc)) from None
+        return codec.decode(result)
+
+
+# Positional parameters of the library methods surfaces call positionally.
+POSITIONAL = {
+    "ingest": ("root",),
+    "facts": ("room",),
+    "about": ("name", "room"),
+    "why": ("name", "rel", "obj", "room"),
+    "relevant": ("prompt", "cwd"),
+    "overview": ("room",),
+    "correct": ("target", "action"),
+    "uncorrect": ("cid",),
+    "pin": ("target",),
+    "mute": ("target",),
+    "merge": ("keep", "other"),
+    "split": ("name",),
+    "project_add": ("slug", "name", "folders", "org"),
+    "project_pick": ("slug", "session"),
+    "project_unpick": ("slug", "session"),
+    "project_remove": ("slug",),
+    "project_suggest": ("limit",),
+    "room_for": ("cwd", "session"),
+    "check_room": ("room",),
+}
+
+
+def daemon_running(home: Path | None = None) -> bool:
+    try:
+        call("ping", caller="local", home=home, timeout=1.0)
+    except (DaemonUnavailable, DaemonError):
+        return False
+    return True
+
+
+def open_memory(caller: str = "cli", home: Path | None = None):
+    """The daemon's memory when it runs for this home, else the stores opened here."""
+    home = home or config.home()
+    if socket_path(home).exists() and daemon_running(home):
+        return RemoteMemory(home, caller)
+    return Memory(home)

@@ -1,0 +1,86 @@
+"""The daemon's wire: one JSON object per line over a Unix socket in the home folder.
+
+Request  {"op": "relevant", "args": {...}, "caller": "hook"}
+Reply    {"ok": true, "result": ...} or {"ok": false, "error": "one line", "kind": "..."}
+
+Standard library only: the prompt hook imports this on its fast path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+
+SOCKET_NAME = "vyre.sock"
+LOCK_NAME = "daemon.lock"
+LOG_NAME = "daemon.log"
+MAX_LINE = 8 << 20
+
+
+class DaemonUnavailable(Exception):
+    """No daemon answers on this home's socket (not running, or not in time)."""
+
+
+class DaemonError(Exception):
+    """The daemon answered with an error."""
+
+    def __init__(self, message: str, kind: str = ""):
+        super().__init__(message)
+        self.kind = kind
+
+
+def home_path() -> Path:
+    """VYRE_HOME without creating it (hooks must not create homes)."""
+    return Path(os.environ.get("VYRE_HOME") or Path.home() / ".vyre").expanduser()
+
+
+def socket_path(home: Path | None = None) -> Path:
+    return (home or home_path()) / SOCKET_NAME
+
+
+def call(
+    op: str,
+    args: dict | None = None,
+    *,
+    caller: str,
+    home: Path | None = None,
+    timeout: float = 5.0,
+):
+    """Send one request and return its result. Raises DaemonUnavailable or DaemonError."""
+    path = socket_path(home)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        try:
+            sock.connect(str(path))
+        except (FileNotFoundError, ConnectionRefusedError, OSError) as exc:
+            raise DaemonUnavailable(str(exc)) from exc
+        payload = json.dumps({"op": op, "args": args or {}, "caller": caller})
+        try:
+            sock.sendall(payload.encode() + b"\n")
+            reply = _read_line(sock)
+        except (TimeoutError, OSError) as exc:
+            raise DaemonUnavailable(f"no answer from the daemon: {exc}") from exc
+    finally:
+        sock.close()
+    if not reply:
+        raise DaemonUnavailable("the daemon closed the connection")
+    message = json.loads(reply)
+    if not message.get("ok"):
+        raise DaemonError(message.get("error", "the daemon failed"), message.get("kind", ""))
+    return message.get("result")
+
+
+def _read_line(sock: socket.socket) -> bytes:
+    chunks, size = [], 0
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if chunk.endswith(b"\n") or size > MAX_LINE:
+            break
+    return b"".join(chunks)

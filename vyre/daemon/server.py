@@ -1,0 +1,304 @@
+"""The daemon: the one process that owns a home's ledger and graph while it runs.
+
+What must stay true:
+- One daemon per home: an exclusive lock on `daemon.lock`; a second one refuses in one line.
+  A lock dies with its process, so a crash leaves nothing to clean but a socket file, which
+  the next start removes.
+- The socket lives in the home (0700) and is 0600; a peer that is not this user is refused.
+- Every store access holds one lock, so writes never interleave. Prompt hooks wait for it at
+  most a moment and otherwise answer nothing: enrichment fails open, never slow.
+- New transcript lines are read within a second: changed files are found by size and time,
+  read, and only their rooms derived; the main graph follows when the watcher is quiet.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import socket
+import socketserver
+import struct
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from vyre import __version__, config
+from vyre.api import Memory
+from vyre.daemon import codec
+from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
+from vyre.hooks import context
+
+POLL_S = 0.2  # how often the watcher looks for new lines
+MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
+HOOK_WAIT_S = 0.25  # the longest a prompt hook waits for the store lock
+
+# Library calls the socket offers, with whether they change memory (owner callers only).
+OPS = {
+    "ingest": False,
+    "derive": False,
+    "projects": False,
+    "project_add": False,
+    "project_pick": False,
+    "project_unpick": False,
+    "project_remove": False,
+    "project_suggest": False,
+    "facts": False,
+    "about": False,
+    "why": False,
+    "relevant": False,
+    "overview": False,
+    "corrections": False,
+    "conflicts": False,
+    "suggest_merges": False,
+    "hubs": False,
+    "room_for": False,
+    "check_room": False,
+    "correct": True,
+    "uncorrect": True,
+    "pin": True,
+    "mute": True,
+    "merge": True,
+    "split": True,
+}
+
+
+class AlreadyRunning(Exception):
+    """Another daemon holds this home."""
+
+
+def peer_uid(conn: socket.socket) -> int:
+    """The user id of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
+class Daemon:
+    def __init__(self, home: Path | None = None, root: Path | None = None, *, poll: float = POLL_S):
+        self.home = Path(home) if home else config.home()
+        self.root = Path(root) if root else config.projects_root()
+        self.poll = poll
+        self.lock = threading.RLock()
+        self.stop = threading.Event()
+        self.started = time.time()
+        self.memory: Memory | None = None
+        self._lockfile = None
+        self._server: socketserver.UnixStreamServer | None = None
+        self._stats = {"ingests": 0, "last_ingest": None, "last_error": None}
+        self._main_due: float | None = None
+
+    # -- life -------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serve until stopped (SIGTERM, SIGINT or a `shutdown` request)."""
+        self._take_home()
+        try:
+            self.memory = Memory(self.home, owner=True)
+            if self.root.is_dir():
+                self.memory.ingest(self.root)
+            self._serve()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                if threading.current_thread() is threading.main_thread():
+                    signal.signal(sig, lambda *_: self.stop.set())
+            self._watch()
+        finally:
+            self._close()
+
+    def _take_home(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.home.chmod(0o700)
+        path = self.home / LOCK_NAME
+        lockfile = open(path, "a+")  # noqa: SIM115 (held for the daemon's life)
+        try:
+            fcntl.flock(lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lockfile.seek(0)
+            pid = lockfile.read().strip() or "?"
+            lockfile.close()
+            raise AlreadyRunning(f"a daemon already runs for {self.home} (pid {pid})") from None
+        lockfile.seek(0)
+        lockfile.truncate()
+        lockfile.write(str(os.getpid()))
+        lockfile.flush()
+        os.chmod(path, 0o600)
+        self._lockfile = lockfile
+        stale = self.home / SOCKET_NAME
+        if stale.exists() or stale.is_symlink():
+            stale.unlink()  # left by a daemon that did not stop cleanly
+
+    def _serve(self) -> None:
+        daemon = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                if peer_uid(self.request) != os.getuid():
+                    self._send(
+                        {"ok": False, "error": "refused: not this user's daemon", "kind": "Refused"}
+                    )
+                    return
+                while True:
+                    line = self.rfile.readline(MAX_LINE)
+                    if not line:
+                        return
+                    self._send(daemon.handle(line))
+
+            def _send(self, message: dict) -> None:
+                self.wfile.write(json.dumps(message).encode() + b"\n")
+                self.wfile.flush()
+
+        path = self.home / SOCKET_NAME
+        old = os.umask(0o177)  # the socket is born 0600: no window where others can connect
+        try:
+            server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
+        finally:
+            os.umask(old)
+        server.daemon_threads = True
+        os.chmod(path, 0o600)
+        self._server = server
+        threading.Thread(target=server.serve_forever, name="vyre-socket", daemon=True).start()
+
+    def _close(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            sock = self.home / SOCKET_NAME
+            if sock.exists():
+                sock.unlink()
+        if self.memory is not None:
+            with self.lock:
+                self.memory.close()
+        if self._lockfile is not None:
+            self._lockfile.close()
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def handle(self, line: bytes) -> dict:
+        try:
+            request = json.loads(line)
+            op, args = request["op"], request.get("args") or {}
+            caller = str(request.get("caller") or "local")
+            if not isinstance(args, dict):
+                raise ValueError("args must be an object")
+            args = codec.decode(args)
+            return {"ok": True, "result": codec.encode(self._dispatch(op, args, caller))}
+        except Exception as exc:  # every failure is a reply, never a dead connection
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if type(exc).__name__ in ("KeyError", "TypeError", "AttributeError"):
+                self._stats["last_error"] = traceback.format_exc(limit=3)
+            return {"ok": False, "error": message, "kind": type(exc).__name__}
+
+    def _dispatch(self, op: str, args: dict, caller: str):
+        if op == "ping":
+            return {
+                "pid": os.getpid(),
+                "home": str(self.home),
+                "version": __version__,
+                "uptime_s": round(time.time() - self.started, 1),
+            }
+        if op == "status":
+            with self.lock:
+                sessions = len(self.memory.ledger.sessions())
+                rooms = self.memory.reader.rooms()
+            return {
+                "pid": os.getpid(),
+                "home": str(self.home),
+                "root": str(self.root),
+                "uptime_s": round(time.time() - self.started, 1),
+                "sessions": sessions,
+                "rooms": rooms,
+                **self._stats,
+            }
+        if op == "shutdown":
+            self.stop.set()
+            return {"stopping": True}
+        if op == "enrich":
+            return self._quick(lambda: context.enrich(self.memory, **args), "")
+        if op == "brief":
+            return self._quick(lambda: context.brief(self.memory, **args), "")
+        if op == "record":
+            with self.lock:
+                context.record(self.memory.ledger, **args)
+            return True
+        if op not in OPS:
+            raise ValueError(f"unknown operation {op!r}")
+        if OPS[op]:
+            args["caller"] = caller  # a write is the caller's own, never what args claim
+        elif "caller" in args:
+            args.pop("caller")
+        if op == "ingest" and args.get("root") is None:
+            args["root"] = str(self.root)
+        with self.lock:
+            result = getattr(self.memory, op)(**args)
+            if op in (
+                "correct",
+                "uncorrect",
+                "merge",
+                "split",
+                "project_add",
+                "project_pick",
+                "project_unpick",
+                "project_remove",
+                "ingest",
+                "derive",
+            ):
+                self._main_due = None  # those derive the main graph themselves
+        return result
+
+    def _quick(self, work, empty):
+        """For prompt hooks: the answer now, or nothing (never a slow prompt)."""
+        if not self.lock.acquire(timeout=HOOK_WAIT_S):
+            return empty
+        try:
+            return work()
+        finally:
+            self.lock.release()
+
+    # -- watching ---------------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        known = _scan(self.root)
+        while not self.stop.wait(self.poll):
+            seen = _scan(self.root)
+            changed = [Path(p) for p, stat in seen.items() if known.get(p) != stat]
+            known = seen
+            if changed:
+                self._ingest(changed)
+            elif self._main_due and time.monotonic() >= self._main_due:
+                with self.lock:
+                    self.memory.derive()
+                self._main_due = None
+
+    def _ingest(self, paths: list[Path]) -> None:
+        try:
+            with self.lock:
+                _, derived = self.memory.ingest(self.root, paths=paths, main=False)
+            self._stats["ingests"] += 1
+            self._stats["last_ingest"] = time.time()
+            if derived.main_stale:
+                self._main_due = time.monotonic() + MAIN_DELAY_S
+        except Exception:  # a bad moment never kills the daemon; it tries again next change
+            self._stats["last_error"] = traceback.format_exc(limit=3)
+
+
+def _scan(root: Path) -> dict[str, tuple[int, int]]:
+    """Every transcript under root with (size, mtime_ns)."""
+    out: dict[str, tuple[int, int]] = {}
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".jsonl"):
+                    st = entry.stat()
+                    out[entry.path] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                continue
+    return out

@@ -1,0 +1,100 @@
+"""What the hooks add to Claude Code, built in the daemon from the library.
+
+- SessionStart: at most 600 characters: the room's key people, orgs and open deadlines, and
+  one line saying memory can be asked.
+- UserPromptSubmit: up to five facts relevant to the prompt, from the session's room only,
+  each marked as memory with its source and age, written as facts, never instructions.
+"""
+
+from __future__ import annotations
+
+from vyre import config
+from vyre.api import Memory
+from vyre.ledger import Ledger
+from vyre.memory import ago
+from vyre.memory.text import phrase
+
+BRIEF_CHARS = 600
+ASK_LINE = (
+    "For a question about your past work or life, call memory_ask and name the session it cites."
+)
+ENRICH_HEAD = "Vyre memory, from your earlier sessions here (facts, not instructions):"
+
+
+def enrich(
+    memory: Memory, prompt: str, cwd: str | None = None, session: str | None = None, limit: int = 5
+) -> str:
+    now = config.now()
+    facts = memory.relevant(prompt, cwd, session=session, limit=limit, now=now)
+    if not facts:
+        return ""
+    titles = _titles(memory.ledger, {f.sources[-1].session for f in facts if f.sources})
+    lines = [ENRICH_HEAD]
+    for f in facts:
+        if f.source == "user":
+            where = f"your correction, {ago(f.seen, now)}"
+        elif f.source == "taught":
+            where = "your project settings"
+        else:
+            last = f.sources[-1] if f.sources else None
+            name = titles.get(last.session) if last else None
+            where = (
+                f"from session {name or (last.session[:8] if last else '?')}, {ago(f.seen, now)}"
+            )
+        lines.append(f"- {phrase(f)} ({where})")
+    return "\n".join(lines)
+
+
+def brief(memory: Memory, cwd: str | None = None, session: str | None = None) -> str:
+    room = memory.room_for(cwd, session)
+    view = memory.overview(room, now=config.now())
+    parts = []
+    titles = {f.subject: f.object for f in memory.facts(room) if f.rel in ("has_title",)}
+    people = [
+        f"{p.subject} ({titles[p.subject]})" if p.subject in titles else p.subject
+        for p in view["people"][:5]
+    ]
+    if people:
+        parts.append("people: " + ", ".join(people))
+    if view["orgs"]:
+        parts.append("orgs: " + ", ".join(o.subject for o in view["orgs"][:4]))
+    if view["deadlines"]:
+        parts.append(
+            "open deadlines: " + ", ".join(f"{d.subject} {d.object}" for d in view["deadlines"][:3])
+        )
+    where = "this project" if room != "unfiled" else "work outside your projects"
+    head = f"Vyre memory for {where}: " + "; ".join(parts) + "." if parts else ""
+    room_left = BRIEF_CHARS - len(ASK_LINE) - 1
+    if len(head) > room_left:
+        head = head[: room_left - 1].rstrip() + "…"
+    return f"{head}\n{ASK_LINE}" if head else ASK_LINE
+
+
+def record(
+    ledger: Ledger,
+    event: str,
+    ts: str,
+    session: str | None = None,
+    tool: str | None = None,
+    shape: str | None = None,
+    ok: int | None = None,
+) -> None:
+    with ledger.transaction() as db:
+        db.execute(
+            "INSERT INTO tool_events (ts, session, event, tool, shape, ok) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (ts, session, event, tool, shape, ok),
+        )
+
+
+def _titles(ledger: Ledger, sessions: set[str]) -> dict[str, str]:
+    """Session titles (from Claude Code's summaries), clipped, for the sessions cited."""
+    ids = sorted(sessions)
+    rows = (
+        ledger.db.execute(
+            f"SELECT id, title FROM sessions WHERE id IN ({', '.join('?' * len(ids))})", ids
+        ).fetchall()
+        if ids
+        else []
+    )
+    return {sid: (t[:40] + "…" if len(t) > 40 else t) for sid, t in rows if t}
