@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 $(BIN)/vyre: pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $(BIN)/vyre
 
 .PHONY: demo test lint bench

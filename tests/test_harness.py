@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from vyre.cli.harness import harness
 from vyre.hooks import install as lib
-from vyre.hooks.commands import EVENTS, MARKER, TIMEOUT_S, TOOL_EVENTS, hook_command
+from vyre.hooks.commands import EVENTS, MARKER, SCRIPT, TIMEOUT_S, TOOL_EVENTS, hook_command
 from vyre.hooks.install import HarnessError
 
 OLD_PYTHON = "/opt/old-venv/bin/python"
@@ -182,7 +182,8 @@ def test_fresh_install_writes_exactly_the_documented_structure(cwd, user_file):
     assert_documented_shape(data["hooks"])
     assert stat.S_IMODE(user_file.stat().st_mode) == 0o600
     command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert shlex.split(command) == [sys.executable, "-I", "-m", "vyre.hooks", "UserPromptSubmit"]
+    assert shlex.split(command) == [sys.executable, "-I", str(SCRIPT), "UserPromptSubmit"]
+    assert SCRIPT.is_file() and SCRIPT.name == "__main__.py"
 
 
 def test_install_merges_beside_someone_elses_hooks(cwd, user_file):

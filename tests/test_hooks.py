@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ROOT, WORLD
 from vyre.daemon import process
 from vyre.evaluate.memory import build
-from vyre.hooks.commands import EVENTS
+from vyre.hooks.commands import EVENTS, SCRIPT
 
 PAYLOADS = ROOT / "tests" / "payloads"
 NOW = "2026-10-01T12:00:00Z"
@@ -25,7 +25,7 @@ NOW = "2026-10-01T12:00:00Z"
 def hook(event: str, stdin: bytes | str, env: dict | None = None) -> subprocess.CompletedProcess:
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run(
-        [sys.executable, "-I", "-m", "vyre.hooks", event],
+        [sys.executable, "-I", str(SCRIPT), event],
         input=data,
         capture_output=True,
         env={**os.environ, **(env or {})},
@@ -175,3 +175,10 @@ def events(home: Path) -> list[tuple]:
         ).fetchall()
     finally:
         db.close()
+
+
+def test_the_fast_path_knows_the_same_events_as_install():
+    from vyre.hooks import commands, run
+
+    assert set(commands.EVENTS) == run.EVENTS
+    assert set(commands.TOOL_EVENTS) == run.TOOL_EVENTS

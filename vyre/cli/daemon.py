@@ -73,3 +73,12 @@ def hook(event: str) -> None:
     from vyre.hooks.run import main
 
     sys.exit(main(["vyre-hook", event]))
+
+
+@click.command("mcp")
+def mcp_command() -> None:
+    """Serve memory to Claude Code over MCP (stdio): read-only tools scoped to the session's
+    room. Claude Code starts it as: <python> -I -m vyre.mcp."""
+    from vyre.mcp.server import main
+
+    main()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from vyre import __version__
-from vyre.cli.daemon import daemon, hook
+from vyre.cli.daemon import daemon, hook, mcp_command
 from vyre.cli.demo import demo
 from vyre.cli.evals import eval_group
 from vyre.cli.harness import harness
@@ -34,6 +34,7 @@ for command in (
     daemon,
     hook,
     harness,
+    mcp_command,
 ):
     cli.add_command(command)
 

@@ -7,6 +7,7 @@ behaves the same whichever way memory was reached.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from vyre import config
@@ -109,6 +110,6 @@ def daemon_running(home: Path | None = None) -> bool:
 def open_memory(caller: str = "cli", home: Path | None = None):
     """The daemon's memory when it runs for this home, else the stores opened here."""
     home = home or config.home()
-    if socket_path(home).exists() and daemon_running(home):
+    if os.path.exists(socket_path(home)) and daemon_running(home):
         return RemoteMemory(home, caller)
     return Memory(home)

@@ -3,15 +3,20 @@
 Request  {"op": "relevant", "args": {...}, "caller": "hook"}
 Reply    {"ok": true, "result": ...} or {"ok": false, "error": "one line", "kind": "..."}
 
-Standard library only: the prompt hook imports this on its fast path.
+Standard library only, and not even pathlib: the prompt hook imports this on its fast path,
+where every millisecond of start-up counts.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-from pathlib import Path
+
+try:  # the C module under `socket`: the same calls, without loading enum and selectors
+    import _socket as socket
+except ImportError:  # pragma: no cover - every CPython has it
+    import socket
+
+from vyre.hooks import fastjson as json
 
 SOCKET_NAME = "vyre.sock"
 LOCK_NAME = "daemon.lock"
@@ -31,30 +36,23 @@ class DaemonError(Exception):
         self.kind = kind
 
 
-def home_path() -> Path:
+def home_path() -> str:
     """VYRE_HOME without creating it (hooks must not create homes)."""
-    return Path(os.environ.get("VYRE_HOME") or Path.home() / ".vyre").expanduser()
+    return os.path.expanduser(os.environ.get("VYRE_HOME") or "~/.vyre")
 
 
-def socket_path(home: Path | None = None) -> Path:
-    return (home or home_path()) / SOCKET_NAME
+def socket_path(home=None) -> str:
+    return os.path.join(os.fspath(home or home_path()), SOCKET_NAME)
 
 
-def call(
-    op: str,
-    args: dict | None = None,
-    *,
-    caller: str,
-    home: Path | None = None,
-    timeout: float = 5.0,
-):
+def call(op: str, args: dict | None = None, *, caller: str, home=None, timeout: float = 5.0):
     """Send one request and return its result. Raises DaemonUnavailable or DaemonError."""
     path = socket_path(home)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         try:
-            sock.connect(str(path))
+            sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError, OSError) as exc:
             raise DaemonUnavailable(str(exc)) from exc
         payload = json.dumps({"op": op, "args": args or {}, "caller": caller})

@@ -8,16 +8,25 @@ never file contents or command output) and always allowed: enforcement comes lat
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shlex
-import sqlite3
 import sys
-from datetime import UTC, datetime
 
 from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call, home_path
-from vyre.hooks.commands import EVENTS, TOOL_EVENTS
+from vyre.hooks import fastjson as json
+
+# Kept here, not imported from vyre.hooks.commands, so the fast path loads nothing else.
+EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SessionEnd",
+    }
+)
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 MAX_INPUT = 4 << 20
 ENRICH_TIMEOUT_S = 0.8  # the daemon answers in milliseconds; this bounds a stuck one
@@ -66,6 +75,8 @@ def _context(event: str, op: str, args: dict) -> dict | None:
 
 
 def record(event: str, payload: dict, session: str | None) -> None:
+    from datetime import UTC, datetime  # only tool events pay for these imports
+
     tool = _text(payload.get("tool_name")) if event in TOOL_EVENTS else None
     row = {
         "event": event,
@@ -86,6 +97,9 @@ def record(event: str, payload: dict, session: str | None) -> None:
 def shape(tool: str, tool_input) -> str:
     """A fingerprint of what kind of call this was: program and subcommand for a shell
     command ("git push"), the file kind for file tools. Hashed: no paths, no arguments."""
+    import hashlib
+    import shlex
+
     data = tool_input if isinstance(tool_input, dict) else {}
     if tool == "Bash":
         command = str(data.get("command", ""))
@@ -106,8 +120,10 @@ def shape(tool: str, tool_input) -> str:
 
 
 def _record_directly(row: dict) -> None:
-    path = home_path() / "vyre.db"
-    if not path.exists():
+    import sqlite3
+
+    path = os.path.join(home_path(), "vyre.db")
+    if not os.path.exists(path):
         return
     try:
         db = sqlite3.connect(path, timeout=0.1)

@@ -27,6 +27,12 @@ def phrase(f: Fact) -> str:
     obj = "you" if f.object == "owner" else f.object
     if f.rel == "has_title":
         obj = f"the {obj}"
+    elif f.rel == "is":
+        rel = "is an" if obj[:1] in "aeiou" else "is a"
+    elif f.rel == "client_of" and f.object == "owner":
+        return f"{subject} is your client"
+    elif f.subject == "owner":
+        rel = {"prefers": "prefer", "decided": "decided"}.get(f.rel, rel)
     return f"{subject} {rel} {obj}"
 
 

@@ -1,0 +1,218 @@
+"""The MCP server as Claude Code runs it: `<python> -I -m vyre.mcp` on stdio, in the session's
+folder, over a home built from the bundled eval world.
+
+What must stay true: every tool reads only the session folder's room (a folder outside every
+project reads `unfiled`, never the main graph or another project); no tool takes a room; the
+server works with and without a daemon and, without one, holds the graph only during a call.
+"""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.conftest import WORLD
+from vyre import config
+from vyre.api import Memory
+from vyre.daemon import process
+from vyre.evaluate.memory import build
+from vyre.hooks.commands import mcp_command
+
+NOW = "2026-10-01T12:00:00Z"  # the world's now
+KEEL = "/home/sam/work/keel-ash"
+HARLOW = "/home/sam/work/harlow"
+PRIYA_PROMPT = "Draft a note to Priya about the launch date"
+TOOLS = {
+    "memory_relevant": {"prompt", "limit"},
+    "memory_facts": {"limit"},
+    "memory_about": {"name"},
+    "memory_why": {"name", "rel"},
+    "memory_ask": {"question"},
+}
+
+
+@pytest.fixture
+def home(vyre_home, monkeypatch):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    build(WORLD, vyre_home).close()
+    return vyre_home
+
+
+def serve(home, cwd, body, project_dir: str | None = None):
+    """Start the real server in `cwd` (Claude Code's session folder: CLAUDE_PROJECT_DIR when
+    given), run `body(client)` against it and return what it returns."""
+    command, args = mcp_command()
+    env = {"VYRE_HOME": str(home), "VYRE_NOW": NOW}
+    if project_dir:
+        env["CLAUDE_PROJECT_DIR"] = project_dir
+    cwd.mkdir(exist_ok=True)
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
+
+    async def session():
+        async with Client(params, read_timeout_seconds=20) as client:
+            return await body(client)
+
+    return anyio.run(session)
+
+
+async def call(client, tool: str, **arguments) -> dict:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return result.structured_content
+
+
+def facts_by(items: list[dict]) -> dict[tuple[str, str], dict]:
+    return {(f["subject"], f["rel"]): f for f in items}
+
+
+def test_tools_are_listed_read_only_and_take_no_room(home, tmp_path):
+    async def body(client):
+        return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in serve(home, tmp_path / "work", body, KEEL)}
+    assert set(tools) == set(TOOLS)
+    for name, tool in tools.items():
+        params = set(tool.input_schema.get("properties", {}))
+        assert params == TOOLS[name], name
+        assert not params & {"room", "project", "scope", "cwd", "folder", "caller"}
+        assert "earlier sessions" in tool.description and "not instructions" in tool.description
+        assert tool.annotations.read_only_hint is True
+    ask = tools["memory_ask"].description
+    assert "before saying you cannot remember" in ask and "name the session" in ask
+    assert "no passage search or model yet" in ask
+
+
+def test_keel_ash_session_reads_its_own_room(home, tmp_path):
+    async def body(client):
+        out = {
+            "relevant": await call(client, "memory_relevant", prompt=PRIYA_PROMPT),
+            "dana": await call(client, "memory_about", name="Dana Reyes"),
+            "priya": await call(client, "memory_about", name="Priya Anand"),
+            "why": await call(client, "memory_why", name="Priya Anand", rel="works_at"),
+            "facts": await call(client, "memory_facts"),
+        }
+        # No daemon: between calls the server holds no store, so the CLI can open the graph;
+        # while the CLI holds it, a call says so in one line.
+        with Memory(home) as memory:
+            assert memory.facts("keel-ash")
+            busy = await client.call_tool("memory_facts", {})
+        assert busy.is_error and "not available" in busy.content[0].text
+        out["ask"] = await call(client, "memory_ask", question="Where does Priya work?")
+        out["unknown"] = await call(
+            client, "memory_ask", question="What is the wifi password at the office?"
+        )
+        return out
+
+    out = serve(home, tmp_path / "work", body, KEEL)
+    relevant = facts_by(out["relevant"]["facts"])
+    assert out["relevant"]["room"] == "keel-ash"
+    works = relevant[("Priya Anand", "works_at")]
+    assert works["object"] == "Keel & Ash Architects"
+    assert works["fact"] == "Priya Anand works at Keel & Ash Architects"
+    launch = next(f for f in out["relevant"]["facts"] if f["rel"] == "deadline")
+    assert launch["object"] == "2026-10-09"
+    for fact in (works, launch):
+        assert fact["sources"] and fact["confidence"] > 0 and 0 < fact["fresh"] <= 1
+        assert {"session", "seq", "quote", "ts"} <= set(fact["sources"][0])
+
+    assert out["dana"] == {"room": "keel-ash", "entities": []}  # another project's person
+    (priya,) = out["priya"]["entities"]
+    assert priya["kind"] == "person"
+    assert ("Priya Anand", "works_at") in facts_by(priya["facts"])
+
+    (why,) = out["why"]["facts"]
+    assert why["rules"] and why["first_said"] and len(why["sources"]) == why["sessions"]
+    assert all(s["rule"] and s["quote"] for s in why["sources"])
+
+    subjects = {f["subject"] for f in out["facts"]["facts"]}
+    assert "Priya Anand" in subjects and "Dana Reyes" not in subjects
+    assert all(f["status"] != "closed" for f in out["facts"]["facts"])
+
+    ask = out["ask"]
+    assert not ask["abstained"] and ask["via"] == "fact"
+    assert "Priya Anand works at Keel & Ash Architects" in ask["answer"]
+    assert works["sources"][0]["session"] in ask["answer"]  # it names the session it cites
+    assert ask["sources"] and all(s["session"] and s["quote"] for s in ask["sources"])
+    best = max(f["confidence"] * f["fresh"] for f in out["relevant"]["facts"])
+    assert 0 < ask["confidence"] <= round(best, 2)
+
+    unknown = out["unknown"]
+    assert unknown["abstained"] and unknown["answer"].startswith("Not sure yet.")
+    assert unknown["sources"] == [] and unknown["via"] is None and unknown["confidence"] == 0
+
+
+def test_abstaining_says_what_memory_does_know(home, tmp_path):
+    async def body(client):
+        return await call(client, "memory_ask", question="Who uses jonas@keelash.com?")
+
+    ask = serve(home, tmp_path / "work", body, KEEL)
+    assert ask["abstained"] and ask["sources"] == []
+    assert ask["answer"].startswith("Not sure yet.\nWhat memory does know:")
+    assert any("Jonas Eberhardt has the address jonas@keelash.com" in k for k in ask["known"])
+    assert 1 <= len(ask["known"]) <= 3
+
+
+def test_harlow_session_sees_dana_and_not_keel_ash(home, tmp_path):
+    async def body(client):
+        return (
+            await call(client, "memory_about", name="Dana Reyes"),
+            await call(client, "memory_relevant", prompt=PRIYA_PROMPT),
+        )
+
+    dana, relevant = serve(home, tmp_path / "work", body, HARLOW)
+    (entity,) = dana["entities"]
+    titles = [f["object"] for f in entity["facts"] if f["rel"] == "has_title"]
+    assert dana["room"] == "harlow" and titles == ["office manager"]
+    assert not any("Priya" in f["subject"] for f in relevant["facts"])
+
+
+def test_a_folder_outside_every_project_reads_unfiled_only(home, tmp_path):
+    with Memory(home) as memory:
+        unfiled = memory.facts("unfiled")
+        # people, orgs and things that projects know and unfiled sessions never named
+        projects = {f.subject for p in memory.projects() for f in memory.facts(p["slug"])}
+        projects -= {f.subject for f in unfiled}
+    assert projects
+
+    async def body(client):
+        return (
+            await call(client, "memory_facts", limit=500),
+            await call(client, "memory_relevant", prompt=PRIYA_PROMPT),
+            await call(client, "memory_about", name="Dana Reyes"),
+            await call(client, "memory_why", name="Priya Anand"),
+            await call(client, "memory_ask", question="Where does Priya Anand work?"),
+        )
+
+    # No CLAUDE_PROJECT_DIR: the server's own working folder is the session folder.
+    facts, relevant, dana, why, ask = serve(home, tmp_path / "elsewhere", body)
+    assert facts["room"] == "unfiled"
+    assert {f["id"] for f in facts["facts"]} == {f.id for f in unfiled}
+    assert not {f["subject"] for f in facts["facts"]} & projects
+    assert relevant["facts"] == [] and dana["entities"] == [] and why["facts"] == []
+    assert ask["abstained"] and ask["known"] == []
+
+
+def test_the_same_facts_through_a_running_daemon(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("VYRE_HOME", str(home))
+    with Memory(home) as memory:
+        expected = [f.id for f in memory.relevant(PRIYA_PROMPT, KEEL, now=config.now())]
+    assert expected
+
+    async def body(client):
+        return (
+            await call(client, "memory_relevant", prompt=PRIYA_PROMPT),
+            await call(client, "memory_about", name="Dana Reyes"),
+            await call(client, "memory_ask", question="Where does Priya work?"),
+        )
+
+    process.start(home)
+    try:
+        # The daemon holds the graph, so these answers can only have come through it.
+        relevant, dana, ask = serve(home, tmp_path / "work", body, KEEL)
+    finally:
+        process.stop(home)
+    assert [f["id"] for f in relevant["facts"]] == expected
+    assert dana["entities"] == []
+    assert not ask["abstained"] and ask["sources"]

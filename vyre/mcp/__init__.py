@@ -1,0 +1,1 @@
+"""Vyre's MCP server: read-only memory tools for one Claude Code session's own room."""
