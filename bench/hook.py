@@ -64,14 +64,18 @@ def main() -> int:
     figures = {
         "python_c_pass_ms": {"p50": round(statistics.median(base), 1), "p95": round(p95(base), 1)},
         "hook_daemon_up_ms": {"p50": round(statistics.median(up), 1), "p95": round(p95(up), 1)},
-        "hook_daemon_down_ms": {"p50": round(statistics.median(down), 1),
-                                "p95": round(p95(down), 1)},
+        "hook_daemon_down_ms": {
+            "p50": round(statistics.median(down), 1),
+            "p95": round(p95(down), 1),
+        },
         "daemon_down_output_empty": down_out == b"",
     }
     print(json.dumps(figures, indent=2))
-    print(f"hook p95 {p95(up):.1f} ms with the daemon (target 20), {p95(down):.1f} ms without "
-          f"(target 30, empty: {down_out == b''}); python -c pass p95 {p95(base):.1f} ms; "
-          f"ratio {statistics.median(up) / statistics.median(base):.2f}x at the median")
+    print(
+        f"hook p95 {p95(up):.1f} ms with the daemon (target 20), {p95(down):.1f} ms without "
+        f"(target 30, empty: {down_out == b''}); python -c pass p95 {p95(base):.1f} ms; "
+        f"ratio {statistics.median(up) / statistics.median(base):.2f}x at the median"
+    )
     ok = p95(up) < 20 and p95(down) < 30 and down_out == b""
     base_line = json.loads(BASELINE.read_text()).get("hook") if BASELINE.exists() else None
     if base_line and p95(up) > base_line["hook_daemon_up_ms"]["p95"] * 2:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from tests.transcript import Transcript
+from tests.transcript import session
 from vyre.api import Memory
 from vyre.cli.main import cli
 from vyre.config import parse_time
@@ -21,14 +21,6 @@ from vyre.memory.corrections import CorrectionError, OwnerOnly, events
 
 NOW = parse_time("2026-10-01T12:00:00Z")
 OWNER = "local"
-
-
-def session(root, cwd, sid, start, *prompts):
-    t = Transcript(root, cwd=cwd, session=sid, start=start)
-    for p in prompts:
-        t.user(p)
-        t.assistant("Done.")
-    return t.write()
 
 
 @pytest.fixture

@@ -175,10 +175,3 @@ def events(home: Path) -> list[tuple]:
         ).fetchall()
     finally:
         db.close()
-
-
-def test_the_fast_path_knows_the_same_events_as_install():
-    from vyre.hooks import commands, run
-
-    assert set(commands.EVENTS) == run.EVENTS
-    assert set(commands.TOOL_EVENTS) == run.TOOL_EVENTS

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import WORLD
-from tests.transcript import Transcript
+from tests.transcript import session
 from vyre.api import Memory
 from vyre.config import parse_time
 from vyre.evaluate.memory import build
@@ -84,14 +84,6 @@ def test_derive_is_deterministic_and_a_second_pass_changes_nothing(tmp_path):
 
 
 # -- small worlds ---------------------------------------------------------------------------------
-
-
-def session(root, cwd, sid, start, *prompts, assistant=None):
-    t = Transcript(root, cwd=cwd, session=sid, start=start)
-    for p in prompts:
-        t.user(p)
-        t.assistant(assistant or "Done.")
-    return t.write()
 
 
 @pytest.fixture

@@ -138,3 +138,14 @@ class Transcript:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"".join(line + b"\n" for line in self.lines()))
         return path
+
+
+def session(
+    root: Path, cwd: str, sid: str, start: str, *prompts: str, assistant: str = "Done."
+) -> Path:
+    """A session of typed prompts, each answered by the assistant, written under root."""
+    t = Transcript(root, cwd=cwd, session=sid, start=start)
+    for p in prompts:
+        t.user(p)
+        t.assistant(assistant)
+    return t.write()

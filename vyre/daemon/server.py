@@ -29,6 +29,7 @@ from vyre import __version__, config
 from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
+from vyre.daemon.watch import Watcher
 from vyre.hooks import context
 
 POLL_S = 0.2  # how often the watcher looks for new lines
@@ -258,11 +259,9 @@ class Daemon:
     # -- watching ---------------------------------------------------------------------------
 
     def _watch(self) -> None:
-        known = _scan(self.root)
+        watcher = Watcher(self.root)
         while not self.stop.wait(self.poll):
-            seen = _scan(self.root)
-            changed = [Path(p) for p, stat in seen.items() if known.get(p) != stat]
-            known = seen
+            changed = watcher.changes()
             if changed:
                 self._ingest(changed)
             elif self._main_due and time.monotonic() >= self._main_due:
@@ -280,25 +279,3 @@ class Daemon:
                 self._main_due = time.monotonic() + MAIN_DELAY_S
         except Exception:  # a bad moment never kills the daemon; it tries again next change
             self._stats["last_error"] = traceback.format_exc(limit=3)
-
-
-def _scan(root: Path) -> dict[str, tuple[int, int]]:
-    """Every transcript under root with (size, mtime_ns)."""
-    out: dict[str, tuple[int, int]] = {}
-    stack = [str(root)]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith(".jsonl"):
-                    st = entry.stat()
-                    out[entry.path] = (st.st_size, st.st_mtime_ns)
-            except OSError:
-                continue
-    return out

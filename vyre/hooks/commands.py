@@ -12,17 +12,19 @@ import shlex
 import sys
 from pathlib import Path
 
-# Claude Code hook events Vyre installs, in the order they happen in a session.
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Stop",
-    "SessionEnd",
-)
-TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")  # take a tool matcher
+from vyre.hooks.run import EVENTS, TOOL_EVENTS
+
+__all__ = [
+    "EVENTS",
+    "MARKER",
+    "SCRIPT",
+    "TIMEOUT_S",
+    "TOOL_EVENTS",
+    "hook_command",
+    "interpreter",
+    "mcp_command",
+]
+
 SCRIPT = Path(__file__).with_name("__main__.py")
 MARKER = "vyre/hooks/__main__.py"  # how install recognises its own entries among others
 TIMEOUT_S = 5  # Claude Code's per-hook timeout; the hook answers well within it

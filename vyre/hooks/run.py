@@ -14,19 +14,18 @@ import sys
 from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call, home_path
 from vyre.hooks import fastjson as json
 
-# Kept here, not imported from vyre.hooks.commands, so the fast path loads nothing else.
-EVENTS = frozenset(
-    {
-        "SessionStart",
-        "UserPromptSubmit",
-        "PreToolUse",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "Stop",
-        "SessionEnd",
-    }
+# The Claude Code hook events Vyre answers, in the order they happen in a session. They live
+# here, on the fast path, and `vyre.hooks.commands` (install) takes them from here.
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SessionEnd",
 )
-TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")  # take a tool matcher
 
 MAX_INPUT = 4 << 20
 ENRICH_TIMEOUT_S = 0.8  # the daemon answers in milliseconds; this bounds a stuck one

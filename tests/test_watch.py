@@ -1,0 +1,62 @@
+"""The daemon's watcher sees new and grown transcripts without stat'ing every file."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from vyre.daemon.watch import Watcher
+
+
+def touch_old(path, days=2):
+    old = time.time() - days * 86400
+    os.utime(path, (old, old))
+
+
+def test_new_files_appends_and_new_folders_are_seen(tmp_path):
+    root = tmp_path / "projects"
+    (root / "-w-a").mkdir(parents=True)
+    old = root / "-w-a" / "s1.jsonl"
+    old.write_text("{}\n")
+    touch_old(old)
+    watcher = Watcher(root)
+    assert watcher.changes() == []
+    new = root / "-w-a" / "s2.jsonl"
+    new.write_text("{}\n")
+    assert watcher.changes() == [new]
+    with new.open("a") as f:  # an append changes no folder: the file is hot
+        f.write("{}\n")
+    assert watcher.changes() == [new]
+    sub = root / "-w-a" / "s2" / "subagents"
+    sub.mkdir(parents=True)
+    agent = sub / "agent-1.jsonl"
+    agent.write_text("{}\n")
+    assert watcher.changes() == [agent]
+    other = root / "-w-b"
+    other.mkdir()
+    (other / "s3.jsonl").write_text("{}\n")
+    assert watcher.changes() == [other / "s3.jsonl"]
+    assert watcher.changes() == []
+
+
+def test_an_old_file_that_changes_is_caught_by_the_full_scan(tmp_path, monkeypatch):
+    root = tmp_path / "projects"
+    (root / "-w-a").mkdir(parents=True)
+    path = root / "-w-a" / "s1.jsonl"
+    path.write_text("{}\n")
+    touch_old(path)
+    watcher = Watcher(root)
+    with path.open("a") as f:
+        f.write("{}\n")
+    touch_old(path)  # looks cold: only the periodic full scan can see it
+    assert watcher.changes() == []
+    monkeypatch.setattr("vyre.daemon.watch.FULL_SCAN_S", 0.0)
+    assert watcher.changes() == [path]
+
+
+def test_a_missing_root_is_not_an_error(tmp_path):
+    watcher = Watcher(tmp_path / "nope")
+    assert watcher.changes() == []
+    (tmp_path / "nope" / "-w").mkdir(parents=True)
+    (tmp_path / "nope" / "-w" / "s.jsonl").write_text("{}\n")
+    assert watcher.changes() == []  # the root itself appears: found at the next full scan
