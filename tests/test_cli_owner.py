@@ -1,0 +1,79 @@
+"""Every user-decision command from the CLI, as the owner at a real terminal (a pty)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, WORLD
+from vyre.evaluate.memory import build
+
+
+def vyre(*args: str) -> str:
+    """Run `vyre ARGS` with a terminal on stdin, outside Claude Code; returns stdout."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
+    primary, secondary = pty.openpty()
+    try:
+        run = subprocess.run([sys.executable, "-m", "vyre.cli.main", *args], stdin=secondary,
+                             capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout
+
+
+@pytest.fixture
+def demo(vyre_home, monkeypatch):
+    monkeypatch.setenv("VYRE_NOW", "2026-10-01T12:00:00Z")
+    build(WORLD, vyre_home).close()
+
+
+def ids(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"(?:correction|pin|mute|merge|split) (\d+):", text)]
+
+
+def test_the_whole_loop_of_decisions_from_the_cli(demo):
+    conflicts = vyre("memory", "conflicts")
+    assert conflicts.startswith("Same Dana Reyes?")
+    assert 'vyre memory split "Dana Reyes" --room bramble' in conflicts
+
+    split = vyre("memory", "split", "Dana Reyes", "--room", "bramble")
+    assert "split 1: split Dana Reyes in bramble" in split
+    assert vyre("memory", "conflicts").strip() == "no conflicts"
+
+    fact = next(f for f in json.loads(vyre("memory", "facts", "--room", "harlow", "--json"))
+                if f["subject"] == "Marcus Bell" and f["rel"] == "works_at")
+    ended = vyre("memory", "correct", fact["id"], "--action", "ended", "--at", "2026-09-30",
+                 "--note", "left in September")
+    assert "correction 2: ended: Marcus Bell works_at Harlow Legal (at 2026-09-30)" in ended
+
+    vyre("memory", "correct", "Priya Anand", "has_title", "project architect", "--action",
+         "replace", "--object", "lead architect", "--scope", "project", "--project", "keel-ash")
+    about = vyre("memory", "about", "Priya", "--project", "keel-ash")
+    assert "Priya Anand is the lead architect" in about and "your correction, today" in about
+
+    pinned = vyre("memory", "pin", "Jonas Eberhardt", "has_title", "studio director")
+    muted = vyre("memory", "mute", "Stripe")
+    assert ids(pinned) == [4] and ids(muted) == [5]
+
+    listing = vyre("memory", "corrections")
+    assert [int(line.split()[0]) for line in listing.splitlines()] == [1, 2, 3, 4, 5]
+    undone = vyre("memory", "uncorrect", "2")
+    assert undone.startswith("undid 2 (ended: Marcus Bell works_at Harlow Legal")
+    assert "undone today" in vyre("memory", "corrections")
+    active = json.loads(vyre("memory", "corrections", "--json"))
+    assert [c["id"] for c in active if c["undone"] is None] == [1, 3, 4, 5]
+
+    hubs = vyre("memory", "hubs")
+    assert "hub  Stripe: 4 rooms" in hubs
+    assert vyre("memory", "suggest-merges").strip() == "no merge candidates"
+    merged = vyre("memory", "merge", "Marcus Bell", "Dana Reyes")  # any two people: reversible
+    (mid,) = ids(merged)
+    vyre("memory", "uncorrect", str(mid))
