@@ -28,10 +28,7 @@ TOUR = [
             "/home/sam/work/keel-ash",
         ],
     ),
-    (
-        "The same name in two projects: two people until you say otherwise",
-        ["memory", "about", "Dana Reyes"],
-    ),
+    ("The same name in two projects, and how to settle it", ["memory", "conflicts"]),
 ]
 
 

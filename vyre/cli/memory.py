@@ -36,23 +36,25 @@ def memory(ctx: click.Context, room: str | None) -> None:
     if view["people"]:
         click.echo("\nPeople:")
         for f in view["people"]:
-            click.echo(
-                f"  {f.subject} ({view['mentions'].get(f.subject, 0)} sessions, {age_note(f, at)})"
-            )
+            n = view["mentions"].get(f.subject, 0)
+            click.echo(f"  {f.subject} ({_count(n, 'session')}, {age_note(f, at)})")
     if view["orgs"]:
         click.echo("\nOrgs:")
         for f in view["orgs"]:
-            click.echo(f"  {f.subject} ({view['mentions'].get(f.subject, 0)} sessions)")
+            click.echo(f"  {f.subject} ({_count(view['mentions'].get(f.subject, 0), 'session')})")
     if view["deadlines"]:
         click.echo("\nOpen deadlines:")
         for f in view["deadlines"]:
             click.echo(f"  {f.object}  {f.subject}  [{f.room}]")
     if view["conflicts"]:
         click.echo(
-            f"\n{len(view['conflicts'])} facts disagree between projects (see `vyre memory facts`)"
+            f"\n{_count(len(view['conflicts']), 'fact')} disagree between projects: "
+            "see `vyre memory conflicts`"
         )
     if view["stale"]:
-        click.echo(f"\n{view['stale']} facts are stale (last said more than a half-life ago)")
+        click.echo(
+            f"\n{_count(view['stale'], 'fact')} not said for more than a half-life (marked stale)"
+        )
 
 
 @memory.command()
