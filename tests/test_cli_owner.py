@@ -20,8 +20,15 @@ def vyre(*args: str) -> str:
     env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
     primary, secondary = pty.openpty()
     try:
-        run = subprocess.run([sys.executable, "-m", "vyre.cli.main", *args], stdin=secondary,
-                             capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "vyre.cli.main", *args],
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=120,
+        )
     finally:
         os.close(primary)
         os.close(secondary)
@@ -48,14 +55,39 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
     assert "split 1: split Dana Reyes in bramble" in split
     assert vyre("memory", "conflicts").strip() == "no conflicts"
 
-    fact = next(f for f in json.loads(vyre("memory", "facts", "--room", "harlow", "--json"))
-                if f["subject"] == "Marcus Bell" and f["rel"] == "works_at")
-    ended = vyre("memory", "correct", fact["id"], "--action", "ended", "--at", "2026-09-30",
-                 "--note", "left in September")
+    fact = next(
+        f
+        for f in json.loads(vyre("memory", "facts", "--room", "harlow", "--json"))
+        if f["subject"] == "Marcus Bell" and f["rel"] == "works_at"
+    )
+    ended = vyre(
+        "memory",
+        "correct",
+        fact["id"],
+        "--action",
+        "ended",
+        "--at",
+        "2026-09-30",
+        "--note",
+        "left in September",
+    )
     assert "correction 2: ended: Marcus Bell works_at Harlow Legal (at 2026-09-30)" in ended
 
-    vyre("memory", "correct", "Priya Anand", "has_title", "project architect", "--action",
-         "replace", "--object", "lead architect", "--scope", "project", "--project", "keel-ash")
+    vyre(
+        "memory",
+        "correct",
+        "Priya Anand",
+        "has_title",
+        "project architect",
+        "--action",
+        "replace",
+        "--object",
+        "lead architect",
+        "--scope",
+        "project",
+        "--project",
+        "keel-ash",
+    )
     about = vyre("memory", "about", "Priya", "--project", "keel-ash")
     assert "Priya Anand is the lead architect" in about and "your correction, today" in about
 

@@ -346,29 +346,6 @@ def test_merge_joins_two_names_and_suggest_merges_finds_them_first(tmp_path):
     memory.close()
 
 
-def test_hubs_lists_orgs_with_their_reach(tmp_path):
-    root = tmp_path / "projects"
-    memory = Memory()
-    for slug, org in (
-        ("a", "Keel & Ash Architects"),
-        ("b", "Harlow Legal"),
-        ("c", "Bramble Dental"),
-    ):
-        memory.project_add(slug, slug, [f"/w/{slug}"], org)
-        session(
-            root,
-            f"/w/{slug}",
-            f"{slug}1",
-            "2026-09-01T10:00:00Z",
-            f"Payments go through Stripe for {org}.",
-        )
-    memory.ingest(root)
-    hubs = {h["org"]: h for h in memory.hubs()}
-    assert hubs["Stripe"]["hub"] and hubs["Stripe"]["rooms"] == 3
-    assert not hubs["Harlow Legal"]["hub"]
-    memory.close()
-
-
 # -- property: any sequence of decisions, all undone, restores the graph -----------------------
 
 OPS = st.lists(

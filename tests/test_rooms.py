@@ -293,6 +293,10 @@ def test_hub_rule_marks_an_org_in_many_rooms_but_never_a_projects_own(tmp_path):
     assert status["Stripe"] == "hub"
     assert status["Keel & Ash Architects"] == ""  # in three rooms, but a project names it
     assert "Stripe" not in {f.subject for f in memory.overview("*", now=NOW)["orgs"]}
+    hubs = {h["org"]: h for h in memory.hubs()}  # the offline listing agrees, with reasons
+    assert hubs["Stripe"]["hub"] and hubs["Stripe"]["rooms"] == 3
+    assert not hubs["Keel & Ash Architects"]["hub"]
+    assert hubs["Keel & Ash Architects"]["why"] == "a project names it: never a hub"
     memory.close()
 
 

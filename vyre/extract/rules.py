@@ -222,18 +222,18 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
     _person_relations(prose, persons, out)
     if by == "person":
         lower = prose.lower()
-        if any(w in lower for w in _DEADLINE_CUES):
+        if _DEADLINE_CUES.search(lower):
             said = datetime.fromisoformat(ts) if ts else None
             _deadlines(prose, said, out)
         if "client" in lower:
             _clients(prose, out)
-        if any(w in lower for w in _CHOICE_CUES):
+        if _CHOICE_CUES.search(lower):
             _choices(prose, out)
     return _unique(out)
 
 
-_DEADLINE_CUES = ("due", "deadline", "launch", "ships", "live")
-_CHOICE_CUES = ("prefer", "rather", "decided", "going with")
+_DEADLINE_CUES = re.compile("due|deadline|launch|ships|live")
+_CHOICE_CUES = re.compile("prefer|rather|decided|going with")
 
 
 # -- people -----------------------------------------------------------------------------------

@@ -95,13 +95,7 @@ class Editor:
             raise CorrectionError(f"fact {target} is not in {scope!r}")
         if row is not None:
             fields = {
-                "subject": row.subject,
-                "subject_label": row.subject_label,
-                "subject_kind": row.subject_kind,
-                "rel": row.rel,
-                "object": row.object,
-                "object_label": row.object_label,
-                "object_kind": row.object_kind,
+                **_names(row),
                 "prior_source": row.source,
                 "prior_rule": row.rules.split(",")[0] or None,
                 "prior_confidence": row.confidence,
@@ -134,15 +128,7 @@ class Editor:
             row = self.locate(target, rooms)
             if row is None:
                 raise CorrectionError(f"memory holds no fact {' '.join(target)}")
-            fields = {
-                "subject": row.subject,
-                "subject_label": row.subject_label,
-                "subject_kind": row.subject_kind,
-                "rel": row.rel,
-                "object": row.object,
-                "object_label": row.object_label,
-                "object_kind": row.object_kind,
-            }
+            fields = _names(row)
         return store.record(
             self.ledger, {"kind": kind, "scope": MAIN, **fields}, caller=caller, created=when
         )
@@ -278,6 +264,19 @@ class Editor:
             "object_label": obj,
             "object_kind": okind,
         }
+
+
+def _names(row: FactRow) -> dict:
+    """The fact a decision is about, as a correction row names it."""
+    return {
+        "subject": row.subject,
+        "subject_label": row.subject_label,
+        "subject_kind": row.subject_kind,
+        "rel": row.rel,
+        "object": row.object,
+        "object_label": row.object_label,
+        "object_kind": row.object_kind,
+    }
 
 
 def _same(row: FactRow, obj: str) -> bool:

@@ -333,7 +333,7 @@ def _new_session_id(path: Path, claimed: dict) -> str:
 # types we never read are recognised without parsing them (half of all lines are progress).
 _PROGRESS = b'"type":"progress"'
 _SNAPSHOT = b'"type":"file-history-snapshot"'
-_READ = (b'"type":"user"', b'"type":"assistant"', b'"type":"summary"')
+_USER, _ASSISTANT, _SUMMARY = b'"type":"user"', b'"type":"assistant"', b'"type":"summary"'
 _IGNORED_PROGRESS = ("ignored", "progress")
 _IGNORED_SNAPSHOT = ("ignored", "file-history-snapshot")
 
@@ -349,7 +349,13 @@ def _parse(chunk: bytes):
         if _SNAPSHOT in chunk
         else None
     )
-    if unread and chunk[:1] == b"{" and not any(r in chunk for r in _READ):
+    if (
+        unread
+        and chunk[:1] == b"{"
+        and _USER not in chunk
+        and _ASSISTANT not in chunk
+        and _SUMMARY not in chunk
+    ):
         return unread
     try:
         value = orjson.loads(chunk)
