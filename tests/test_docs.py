@@ -29,3 +29,12 @@ def test_the_readme_opens_with_the_two_commands_and_ci_runs_the_test_one():
     assert any(line.startswith("make demo") for line in first)
     assert any(line.startswith("make test") for line in first)
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_hook_event_and_setting_is_in_the_readme():
+    from vyre.config import DEFAULT_SETTINGS
+    from vyre.hooks.commands import EVENTS
+
+    readme = (ROOT / "README.md").read_text()
+    assert [e for e in EVENTS if e not in readme] == []
+    assert [k for k in DEFAULT_SETTINGS if k not in readme] == []

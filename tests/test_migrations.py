@@ -1,0 +1,48 @@
+"""Schema changes are numbered, only ever added, and upgrade a store without losing rows."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vyre.ledger import Ledger
+from vyre.ledger.migrations import MIGRATIONS
+from vyre.ledger.store import _statements
+
+
+def test_a_blank_store_gets_every_migration_once(tmp_path):
+    ledger = Ledger(tmp_path / "vyre.db")
+    applied = [r[0] for r in ledger.db.execute("SELECT id FROM migrations ORDER BY rowid")]
+    assert applied == [name for name, _ in MIGRATIONS]
+    ledger.close()
+    again = Ledger(tmp_path / "vyre.db")  # opening again applies nothing twice
+    assert again.db.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(MIGRATIONS)
+    again.close()
+
+
+def test_the_oldest_schema_upgrades_and_keeps_its_rows(tmp_path):
+    path = tmp_path / "vyre.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE migrations (id TEXT PRIMARY KEY, applied TEXT NOT NULL)")
+    name, sql = MIGRATIONS[0]
+    for statement in _statements(sql):
+        db.execute(statement)
+    db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
+    db.execute("INSERT INTO projects (slug, name, org) VALUES ('keel', 'Keel', 'Keel & Ash')")
+    db.execute(
+        "INSERT INTO turns (session, seq, role, by, kind, text) "
+        "VALUES ('s1', 0, 'user', 'person', 'text', 'Priya Anand called')"
+    )
+    db.commit()
+    db.close()
+    ledger = Ledger(path)
+    assert ledger.projects()[0]["org"] == "Keel & Ash"
+    assert ledger.turn("s1", 0)["text"] == "Priya Anand called"
+    tables = {r[0] for r in ledger.db.execute("SELECT name FROM sqlite_master")}
+    assert {"memory_corrections", "events", "tool_events"} <= tables
+    ledger.close()
+
+
+def test_migration_names_are_numbered_in_order_and_unique():
+    names = [name for name, _ in MIGRATIONS]
+    assert names == sorted(names) and len(set(names)) == len(names)
+    assert all(name.startswith(f"m{i + 1:03d}_") for i, name in enumerate(names))
