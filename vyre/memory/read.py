@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from vyre.extract.lexicon import ORG_NOISE
 from vyre.graph import EvidenceRow, FactRow, GraphStore
 from vyre.memory.decay import fresh, stale
 from vyre.models import Fact, Source
@@ -36,6 +37,7 @@ RELEVANT_FLOOR = 0.35
 _DEADLINE_WORDS = frozenset({"deadline", "due"})
 _WRITING_WORDS = frozenset({"email", "e-mail", "mail", "address", "send", "cc", "reply", "write"})
 _THING_STOP = frozenset({"the", "a", "an", "new", "our", "my", "first", "next", "final"})
+_ORG_NOISE = frozenset(fold(w) for w in ORG_NOISE)
 _TOKENS = re.compile(r"[\w@./+-]*\w|&")
 
 
@@ -289,9 +291,7 @@ def _tokens(text: str) -> list[str]:
 
 def _phrases(view: RoomView) -> dict[tuple[str, ...], list[tuple[str, float, bool]]]:
     """Word sequences that name an entity here: (entity id, strength, needs a capital)."""
-    from vyre.extract.lexicon import ORG_NOISE
-
-    noise = {fold(w) for w in ORG_NOISE}
+    noise = _ORG_NOISE
     phrases: dict[tuple[str, ...], list[tuple[str, float, bool]]] = defaultdict(list)
     view_things: list[tuple[str, tuple[str, ...]]] = []
     shorts: dict[tuple[str, ...], set[str]] = defaultdict(set)
