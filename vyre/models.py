@@ -7,55 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-By = Literal["person", "agent", "tool", "program"]
-Kind = Literal["person", "org", "address", "domain", "repo", "thing", "value", "owner", "session"]
-
-# Relations the graph holds. `is` is identity (object: the entity's kind).
-RELATIONS = (
-    "is",
-    "works_at",
-    "has_title",
-    "client_of",
-    "repo_for",
-    "deadline",
-    "prefers",
-    "decided",
-    "mentioned_in",
-    "has_address",
-    "domain_of",
-)
-
 
 class Value(BaseModel):
     model_config = ConfigDict(frozen=True)
-
-
-class Turn(Value):
-    """One text turn of a session: a record (or an assistant message) and who wrote it."""
-
-    session: str
-    seq: int
-    ts: datetime | None
-    role: Literal["user", "assistant"]
-    by: By
-    kind: str  # text, tool_result, tool_use, command, meta, ...
-    text: str
-    sidechain: bool = False
-
-
-class Mention(Value):
-    """What one rule found in one turn: an entity (rel `is`) or a relation claim."""
-
-    session: str
-    seq: int
-    rule: str
-    subject: str
-    subject_kind: str
-    rel: str
-    object: str
-    object_kind: str
-    quote: str
-    ts: datetime | None = None
 
 
 class Source(Value):

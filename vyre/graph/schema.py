@@ -21,20 +21,3 @@ SCHEMA = [
     "CREATE REL TABLE IF NOT EXISTS EVIDENCE(FROM Entity TO Turn, "
     "fact STRING, room STRING, rule STRING, quote STRING)",
 ]
-
-FACT_COLUMNS = (
-    "id",
-    "room",
-    "rel",
-    "subject_label",
-    "object_label",
-    "confidence",
-    "source",
-    "valid_from",
-    "valid_to",
-    "seen",
-    "sessions",
-    "rules",
-    "status",
-)
-EVIDENCE_COLUMNS = ("fact", "room", "rule", "quote")
