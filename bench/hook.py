@@ -21,13 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import baseline, p95, verdict
+
 from vyre.daemon import process
 from vyre.evaluate.memory import build
 from vyre.hooks.commands import hook_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = (ROOT / "tests" / "payloads" / "UserPromptSubmit.json").read_bytes()
-BASELINE = Path(__file__).with_name("baseline.json")
 
 
 def timed(argv: list[str], runs: int, env: dict) -> tuple[list[float], bytes]:
@@ -38,10 +39,6 @@ def timed(argv: list[str], runs: int, env: dict) -> tuple[list[float], bytes]:
         times.append((time.perf_counter() - t) * 1000)
         out = run.stdout
     return sorted(times), out
-
-
-def p95(times: list[float]) -> float:
-    return times[int(0.95 * (len(times) - 1))]
 
 
 def main() -> int:
@@ -77,12 +74,11 @@ def main() -> int:
         f"ratio {statistics.median(up) / statistics.median(base):.2f}x at the median"
     )
     ok = p95(up) < 20 and p95(down) < 30 and down_out == b""
-    base_line = json.loads(BASELINE.read_text()).get("hook") if BASELINE.exists() else None
+    base_line = baseline("hook")
     if base_line and p95(up) > base_line["hook_daemon_up_ms"]["p95"] * 2:
         print("FAIL: over twice the baseline")
         ok = False
-    print("ok" if ok else "FAIL")
-    return 0 if ok else 1
+    return verdict(ok)
 
 
 if __name__ == "__main__":

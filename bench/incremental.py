@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
+from common import baseline, verdict
 
 from vyre.api import Memory
 
 TARGET_S = 1.0
-BASELINE = Path(__file__).with_name("baseline.json")
 
 
 def main() -> int:
@@ -72,12 +72,11 @@ def main() -> int:
         f"rooms re-derived each time: {touched[0]} (target under {TARGET_S:.0f} s)"
     )
     ok = median < TARGET_S and all(len(r) == 1 for r in touched)
-    base = json.loads(BASELINE.read_text()).get("incremental") if BASELINE.exists() else None
+    base = baseline("incremental")
     if base and median > base["median_s"] * 2:
         print(f"FAIL median {median:.3f} s is over twice the baseline {base['median_s']} s")
         ok = False
-    print("ok" if ok else "FAIL")
-    return 0 if ok else 1
+    return verdict(ok)
 
 
 if __name__ == "__main__":

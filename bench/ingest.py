@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
+from common import baseline, verdict
 
 from vyre.api import Memory
 
 TARGET = 50_000  # records per second, ingest and derive together (issue 2)
-BASELINE = Path(__file__).with_name("baseline.json")
 
 
 def one_run(root: Path) -> tuple[float, float, int]:
@@ -81,17 +81,14 @@ def main() -> int:
         f"{loads_rate:,.0f}/s; ratio {ratio:.2f}x; target {TARGET:,}/s"
     )
     ok = rate >= TARGET
-    if BASELINE.exists():
-        base = json.loads(BASELINE.read_text()).get("ingest", {})
-        if base and ratio > base["ratio_to_json_loads"] * (1 + args.slack):
-            print(
-                f"FAIL ratio {ratio:.2f} is worse than baseline "
-                f"{base['ratio_to_json_loads']:.2f} by more than {args.slack:.0%}"
-            )
-            ok = False
-    if not ok:
-        print("FAIL")
-    return 0 if ok else 1
+    base = baseline("ingest")
+    if base and ratio > base["ratio_to_json_loads"] * (1 + args.slack):
+        print(
+            f"FAIL ratio {ratio:.2f} is worse than baseline "
+            f"{base['ratio_to_json_loads']:.2f} by more than {args.slack:.0%}"
+        )
+        ok = False
+    return verdict(ok)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import baseline, p95, verdict
+
 from vyre.config import parse_time
 from vyre.evaluate.memory import build, load_world
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_P95_MS = 5.0
-BASELINE = Path(__file__).with_name("baseline.json")
 
 
 def main() -> int:
@@ -45,20 +46,18 @@ def main() -> int:
                 memory.relevant(prompt, cwd, now=now)
                 times.append((time.perf_counter() - t) * 1000)
         memory.close()
-    times.sort()
-    p50, p95 = statistics.median(times), times[int(0.95 * len(times))]
-    print(json.dumps({"p50_ms": round(p50, 3), "p95_ms": round(p95, 3), "calls": len(times)}))
+    p50, p95_ms = statistics.median(times), p95(times)
+    print(json.dumps({"p50_ms": round(p50, 3), "p95_ms": round(p95_ms, 3), "calls": len(times)}))
     print(
-        f"relevant in process: p50 {p50:.3f} ms, p95 {p95:.3f} ms over {len(times):,} calls "
+        f"relevant in process: p50 {p50:.3f} ms, p95 {p95_ms:.3f} ms over {len(times):,} calls "
         f"(target p95 under {TARGET_P95_MS} ms)"
     )
-    ok = p95 < TARGET_P95_MS
-    base = json.loads(BASELINE.read_text()).get("relevant") if BASELINE.exists() else None
-    if base and p95 > base["p95_ms"] * 2:
-        print(f"FAIL p95 {p95:.3f} ms is over twice the baseline {base['p95_ms']} ms")
+    ok = p95_ms < TARGET_P95_MS
+    base = baseline("relevant")
+    if base and p95_ms > base["p95_ms"] * 2:
+        print(f"FAIL p95 {p95_ms:.3f} ms is over twice the baseline {base['p95_ms']} ms")
         ok = False
-    print("ok" if ok else "FAIL")
-    return 0 if ok else 1
+    return verdict(ok)
 
 
 if __name__ == "__main__":

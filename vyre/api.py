@@ -50,6 +50,8 @@ class Memory:
         self._store: GraphStore | None = None
         self._reader: Reader | None = None
         self._owner = owner
+        self._controls_key: tuple | None = None
+        self._controls_rows: list[Correction] = []
         self.last_derive_seconds = 0.0
 
     def close(self) -> None:
@@ -91,7 +93,7 @@ class Memory:
         key = self.ledger.db.execute(
             "SELECT count(*), max(id), count(undone) FROM memory_corrections"
         ).fetchone()
-        if key != getattr(self, "_controls_key", None):
+        if key != self._controls_key:
             self._controls_key = key
             self._controls_rows = [
                 c for c in corrections_store.active(self.ledger) if c.kind in ("pin", "mute")

@@ -21,9 +21,9 @@ def ingest(root: Path | None) -> None:
     root = root or config.projects_root()
     with open_memory() as memory:
         if sys.stderr.isatty() and root.is_dir() and isinstance(memory, Memory):
-            total = len(transcript_files(root))
-            with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-                report, derived = memory.ingest(root, progress=bar.update)
+            files = transcript_files(root)  # listed once: for the bar and for the ingest
+            with click.progressbar(length=len(files), label="reading", file=sys.stderr) as bar:
+                report, derived = memory.ingest(root, progress=bar.update, paths=files)
         else:
             report, derived = memory.ingest(root)
     click.echo(f"ingested {report.summary()}")

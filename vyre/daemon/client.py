@@ -7,6 +7,7 @@ behaves the same whichever way memory was reached.
 
 from __future__ import annotations
 
+import inspect
 import os
 from pathlib import Path
 
@@ -61,8 +62,12 @@ class RemoteMemory:
         return method
 
     def call(self, op: str, args: tuple, kwargs: dict):
-        if args:  # the library's leading positional parameters, by name
-            kwargs = {**dict(zip(POSITIONAL.get(op, ()), args, strict=False)), **kwargs}
+        if args:  # positional arguments, named as the library method names them
+            kwargs = {
+                **inspect.signature(getattr(Memory, op)).bind_partial(None, *args).arguments,
+                **kwargs,
+            }
+            kwargs.pop("self")
         kwargs.pop("progress", None)
         caller = kwargs.pop("caller", self.caller)
         payload = {
@@ -73,30 +78,6 @@ class RemoteMemory:
         except DaemonError as exc:
             raise ERRORS.get(exc.kind, RuntimeError)(str(exc)) from None
         return codec.decode(result)
-
-
-# Positional parameters of the library methods surfaces call positionally.
-POSITIONAL = {
-    "ingest": ("root",),
-    "facts": ("room",),
-    "about": ("name", "room"),
-    "why": ("name", "rel", "obj", "room"),
-    "relevant": ("prompt", "cwd"),
-    "overview": ("room",),
-    "correct": ("target", "action"),
-    "uncorrect": ("cid",),
-    "pin": ("target",),
-    "mute": ("target",),
-    "merge": ("keep", "other"),
-    "split": ("name",),
-    "project_add": ("slug", "name", "folders", "org"),
-    "project_pick": ("slug", "session"),
-    "project_unpick": ("slug", "session"),
-    "project_remove": ("slug",),
-    "project_suggest": ("limit",),
-    "room_for": ("cwd", "session"),
-    "check_room": ("room",),
-}
 
 
 def daemon_running(home: Path | None = None) -> bool:

@@ -346,14 +346,10 @@ def _gate(result: dict, baseline: dict | None, *, latency: bool = True) -> list[
 # -- matching ----------------------------------------------------------------------------------
 
 
-def _norm(text: str) -> str:
-    return fold(text)
-
-
 def _label(value: str, kind: str | None) -> str:
     if kind == "repo" and "/" in value:
         value = value.rsplit("/", 1)[1]
-    return _norm(value)
+    return fold(value)
 
 
 def _match(g: dict, f: Fact) -> bool:
@@ -365,9 +361,9 @@ def _match(g: dict, f: Fact) -> bool:
     if _label(g["subject"], subject_kind) != _label(f.subject, f.subject_kind):
         return False
     if f.rel == "is":
-        return _norm(g["object"]) == _norm(f.object)
+        return fold(g["object"]) == fold(f.object)
     if f.rel in FUZZY:
-        return fuzz.token_set_ratio(_norm(g["object"]), _norm(f.object)) >= 85
+        return fuzz.token_set_ratio(fold(g["object"]), fold(f.object)) >= 85
     return _label(g["object"], f.object_kind) == _label(f.object, f.object_kind)
 
 
@@ -387,13 +383,13 @@ def _named_in_rooms(memory: Memory) -> dict[str, str]:
     for session, body in memory.ledger.db.execute("SELECT session, text FROM turns"):
         for room in membership.get(session, ()):
             text[room].append(body)
-    return {room: _norm(" ".join(parts)) for room, parts in text.items()}
+    return {room: fold(" ".join(parts)) for room, parts in text.items()}
 
 
 def _said(label: str, kind: str, text: str) -> bool:
     if kind == "repo":
         label = label.rsplit("/", 1)[-1]
-    return _norm(label) in text
+    return fold(label) in text
 
 
 def _ratio(a: int, b: int) -> float:

@@ -49,7 +49,7 @@ def brief(memory: Memory, cwd: str | None = None, session: str | None = None) ->
     room = memory.room_for(cwd, session)
     view = memory.overview(room, now=config.now())
     parts = []
-    titles = {f.subject: f.object for f in memory.facts(room) if f.rel in ("has_title",)}
+    titles = view["titles"]
     people = [
         f"{p.subject} ({titles[p.subject]})" if p.subject in titles else p.subject
         for p in view["people"][:5]

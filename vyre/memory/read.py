@@ -52,6 +52,7 @@ class RoomView:
     by_object: dict[str, list[FactRow]] = field(default_factory=dict)
     labels: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (label, kind)
     things: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # what is due
+    own_orgs: set[str] = field(default_factory=set)  # the project's org, taught by Projects
 
 
 class Reader:
@@ -97,6 +98,9 @@ class Reader:
             obj[f.object].append(f)
             view.labels.setdefault(f.subject, (f.subject_label, f.subject_kind))
         view.by_subject, view.by_object = dict(subj), dict(obj)
+        view.own_orgs = {
+            r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"
+        }
         view.phrases = _phrases(view)
         return view
 
@@ -196,7 +200,6 @@ class Reader:
             for row in view.by_subject.get(eid, [])
             if row.rel == "works_at" and not _closed(row, now)
         }
-        own_org = {r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"}
         pins, muted = _choices(self._controls()[1])
         scored: dict[str, tuple[float, FactRow]] = {}
 
@@ -216,7 +219,7 @@ class Reader:
             for row in view.by_subject.get(eid, []):
                 offer(row, strength)
         for org, person in employers.items():
-            if org in own_org:
+            if org in view.own_orgs:
                 continue  # in a client's own room, that the client is a client goes unsaid
             for row in view.by_subject.get(org, []):
                 if row.rel == "client_of":
@@ -235,6 +238,7 @@ class Reader:
                 kinds[f.object] += 1
                 mentions[f.subject] = max(mentions[f.subject], f.sessions)
         entities = [f for f in facts if f.rel == "is" and f.status != "hub"]
+        titles = {f.subject: f.object for f in facts if f.rel == "has_title"}
         top = sorted(entities, key=lambda f: (-mentions[f.subject], -f.fresh, f.subject))
         people = [f for f in top if f.object == "person"][:8]
         orgs = [f for f in top if f.object == "org"][:6]
@@ -251,6 +255,7 @@ class Reader:
             "conflicts": [f for f in facts if f.status == "conflict"],
             "stale": sum(1 for f in facts if f.stale and f.rel != "mentioned_in"),
             "mentions": dict(mentions),
+            "titles": titles,
         }
 
 
