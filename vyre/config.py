@@ -13,15 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vyre.errors import ConfigError
+
 DEFAULT_SETTINGS: dict[str, Any] = {
     # Narrow user-turn patterns; off until the eval shows precision 0.8 or more (ADR 0007 §2).
     "relations.prefers": False,
     "relations.decided": False,
 }
-
-
-class ConfigError(Exception):
-    """A setting or environment value that cannot be used."""
 
 
 def home() -> Path:

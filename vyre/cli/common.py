@@ -10,25 +10,9 @@ from datetime import datetime
 import click
 
 from vyre import config
-from vyre.config import ConfigError
-from vyre.evaluate.memory import WorldError
-from vyre.graph import GraphError
-from vyre.ledger import LedgerError
-from vyre.memory.corrections import CorrectionError
+from vyre.errors import VyreError
 from vyre.memory.text import age_note, phrase
 from vyre.models import Fact
-from vyre.rooms.projects import ProjectError
-from vyre.transcripts import MissingRoot
-
-DOMAIN_ERRORS = (
-    ConfigError,
-    CorrectionError,
-    GraphError,
-    LedgerError,
-    MissingRoot,
-    ProjectError,
-    WorldError,
-)
 
 
 def domain_errors(fn: Callable) -> Callable:
@@ -38,8 +22,8 @@ def domain_errors(fn: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except DOMAIN_ERRORS as exc:
-            raise click.ClickException(str(exc).splitlines()[0]) from exc
+        except VyreError as exc:
+            raise click.ClickException(exc.line()) from exc
 
     return wrapper
 

@@ -15,26 +15,7 @@ from vyre import config
 from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call, socket_path
-from vyre.evaluate.memory import WorldError
-from vyre.graph import GraphError
-from vyre.ledger import LedgerError
-from vyre.memory.corrections import CorrectionError, OwnerOnly
-from vyre.rooms.projects import ProjectError
-from vyre.transcripts import MissingRoot
-
-ERRORS = {
-    cls.__name__: cls
-    for cls in (
-        config.ConfigError,
-        CorrectionError,
-        GraphError,
-        LedgerError,
-        MissingRoot,
-        OwnerOnly,
-        ProjectError,
-        WorldError,
-    )
-}
+from vyre.errors import by_kind
 
 
 class RemoteMemory:
@@ -76,7 +57,7 @@ class RemoteMemory:
         try:
             result = call(op, payload, caller=caller, home=self.home, timeout=600)
         except DaemonError as exc:
-            raise ERRORS.get(exc.kind, RuntimeError)(str(exc)) from None
+            raise by_kind(exc.kind, str(exc)) from None
         return codec.decode(result)
 
 

@@ -17,13 +17,10 @@ from vyre.daemon.protocol import (
     DaemonUnavailable,
     call,
 )
-from vyre.daemon.server import AlreadyRunning, Daemon
+from vyre.daemon.server import Daemon
+from vyre.errors import AlreadyRunning, DaemonControlError
 
 START_WAIT_S = 30.0  # a first start ingests everything before it answers
-
-
-class DaemonControlError(Exception):
-    """The daemon could not be started or stopped."""
 
 
 def status(home: Path | None = None) -> dict | None:

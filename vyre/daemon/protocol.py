@@ -16,24 +16,13 @@ try:  # the C module under `socket`: the same calls, without loading enum and se
 except ImportError:  # pragma: no cover - every CPython has it
     import socket
 
+from vyre.errors import DaemonError, DaemonUnavailable
 from vyre.hooks import fastjson as json
 
 SOCKET_NAME = "vyre.sock"
 LOCK_NAME = "daemon.lock"
 LOG_NAME = "daemon.log"
 MAX_LINE = 8 << 20
-
-
-class DaemonUnavailable(Exception):
-    """No daemon answers on this home's socket (not running, or not in time)."""
-
-
-class DaemonError(Exception):
-    """The daemon answered with an error."""
-
-    def __init__(self, message: str, kind: str = ""):
-        super().__init__(message)
-        self.kind = kind
 
 
 def home_path() -> str:

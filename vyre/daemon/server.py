@@ -30,6 +30,7 @@ from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
+from vyre.errors import AlreadyRunning
 from vyre.hooks import context
 
 POLL_S = 0.2  # how often the watcher looks for new lines
@@ -64,10 +65,6 @@ OPS = {
     "merge": True,
     "split": True,
 }
-
-
-class AlreadyRunning(Exception):
-    """Another daemon holds this home."""
 
 
 def peer_uid(conn: socket.socket) -> int:

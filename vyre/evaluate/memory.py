@@ -29,6 +29,7 @@ from rapidfuzz import fuzz
 
 from vyre import config
 from vyre.api import Memory
+from vyre.errors import WorldError
 from vyre.models import Fact
 from vyre.resolve import fold
 from vyre.rooms import MAIN
@@ -51,10 +52,6 @@ THRESHOLDS = {
 }
 LATENCY_P95_MS = 5.0
 BASELINE_SLACK = 0.02
-
-
-class WorldError(Exception):
-    """A folder that is not a world in the documented format."""
 
 
 @dataclass(frozen=True)

@@ -21,18 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from vyre.errors import GraphBusy, GraphError
+
 ENGINES = ("ladybug", "kuzu")
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 BUFFER_POOL = 256 * 1024 * 1024
 MAX_DB_SIZE = 1 << 34  # 16 GiB of address space, not disk
-
-
-class GraphError(Exception):
-    """The graph cannot be used."""
-
-
-class GraphBusy(GraphError):
-    """Another process has the graph open for writing."""
 
 
 def engine_name() -> str:

@@ -12,16 +12,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
+from vyre.errors import LedgerBusy, LedgerError
 from vyre.ledger.migrations import MIGRATIONS
-
-
-class LedgerError(Exception):
-    """The ledger cannot be used (corrupt, unreadable, wrong schema)."""
-
-
-class LedgerBusy(LedgerError):
-    """Another process holds the ledger's write lock for longer than we wait."""
-
 
 # Which turns search covers: what was said, by the person or the assistant.
 SEARCHED = "by IN ('person', 'agent') AND kind = 'text'"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+from vyre.errors import CorrectionError, OwnerOnly
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_text, ts_value
 from vyre.models import Correction
@@ -55,14 +56,6 @@ _COLUMNS = (
     "prior_rule",
     "prior_confidence",
 )
-
-
-class CorrectionError(Exception):
-    """A correction that cannot be made (unknown fact, bad action, nothing to undo)."""
-
-
-class OwnerOnly(CorrectionError):
-    """The caller is not the owner: only the user, in person, changes what memory believes."""
 
 
 def require_owner(caller: str) -> None:

@@ -6,15 +6,12 @@ import os
 import re
 from collections import Counter
 
+from vyre.errors import ProjectError
 from vyre.ledger import Ledger
 from vyre.rooms.membership import UNFILED, project_for_cwd
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 RESERVED = {UNFILED, "*", "all"}
-
-
-class ProjectError(Exception):
-    """A project command that cannot be carried out."""
 
 
 def add(ledger: Ledger, slug: str, name: str, folders: list[str], org: str | None) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import orjson
 
+from vyre.errors import MissingRoot
 from vyre.ledger import Ledger
 from vyre.transcripts.classify import IGNORED, Draft, drafts
 
@@ -33,10 +34,6 @@ BATCH_BYTES = 32 << 20
 # extract(draft, session_id) -> mention rows (rule, subject, subject_kind, rel, object,
 # object_kind, quote); the ingest adds session, seq and ts.
 Extractor = Callable[[Draft], list[tuple]]
-
-
-class MissingRoot(Exception):
-    """The projects root does not exist."""
 
 
 @dataclass

@@ -1,0 +1,129 @@
+"""Every error Vyre raises on purpose, in one tree.
+
+```
+VyreError                      a known failure: surfaces print its first line, exit 1
+├── ConfigError                a setting or environment value that cannot be used
+├── InputError                 input that is not what it should be
+│   ├── MissingRoot            no Claude Code projects folder where we looked
+│   └── WorldError             a folder that is not an eval world
+├── StoreError                 a store cannot be used
+│   ├── LedgerError            the ledger (SQLite): unreadable, damaged, wrong schema
+│   │   └── LedgerBusy         another process holds its write lock for too long
+│   └── GraphError             the graph (Kùzu engine): unreadable or not installed
+│       └── GraphBusy          another process has it open for writing
+├── MemoryUseError             a request memory cannot carry out
+│   ├── CorrectionError        a correction that cannot be made (unknown fact, bad action)
+│   └── ProjectError           a project command that cannot be carried out
+├── OwnerOnly                  the caller is not the owner (a hook, MCP, an agent, no TTY)
+├── DaemonUnavailable          no daemon answers on this home's socket (not running, not in time)
+├── DaemonError                the daemon answered with an error of a kind this side does not know
+└── DaemonControlError         the daemon could not be started or stopped
+    └── AlreadyRunning         another daemon holds this home
+```
+
+What must stay true:
+- Surfaces (CLI, daemon client, MCP, hooks, the Deck) catch `VyreError` and nothing narrower
+  for "print one line"; anything else is a bug and may show a traceback in tests only.
+- Across the daemon's socket an error travels as its class name (`kind`) and its message;
+  `by_kind` turns it back into the same class, and an unknown kind into `DaemonError`.
+- Standard library only, and no imports: the hook's fast path loads this module.
+"""
+
+from __future__ import annotations
+
+
+class VyreError(Exception):
+    """A known failure, told to the user in one line."""
+
+    def line(self) -> str:
+        text = str(self).strip()
+        return text.splitlines()[0] if text else type(self).__name__
+
+
+class ConfigError(VyreError):
+    """A setting or environment value that cannot be used."""
+
+
+class InputError(VyreError):
+    """Input that is not what it should be."""
+
+
+class MissingRoot(InputError):
+    """The projects root does not exist."""
+
+
+class WorldError(InputError):
+    """A folder that is not a world in the documented format."""
+
+
+class StoreError(VyreError):
+    """A store cannot be used."""
+
+
+class LedgerError(StoreError):
+    """The ledger cannot be used (corrupt, unreadable, wrong schema)."""
+
+
+class LedgerBusy(LedgerError):
+    """Another process holds the ledger's write lock for longer than we wait."""
+
+
+class GraphError(StoreError):
+    """The graph cannot be used."""
+
+
+class GraphBusy(GraphError):
+    """Another process has the graph open for writing."""
+
+
+class MemoryUseError(VyreError):
+    """A request memory cannot carry out."""
+
+
+class CorrectionError(MemoryUseError):
+    """A correction that cannot be made (unknown fact, bad action, nothing to undo)."""
+
+
+class ProjectError(MemoryUseError):
+    """A project command that cannot be carried out."""
+
+
+class OwnerOnly(VyreError):
+    """The caller is not the owner: only the user, in person, changes what memory believes."""
+
+
+class DaemonError(VyreError):
+    """The daemon answered with an error (of a kind this side does not know)."""
+
+    def __init__(self, message: str = "", kind: str = ""):
+        super().__init__(message)
+        self.kind = kind
+
+
+class DaemonUnavailable(VyreError):
+    """No daemon answers on this home's socket (not running, or not in time)."""
+
+
+class DaemonControlError(VyreError):
+    """The daemon could not be started or stopped."""
+
+
+class AlreadyRunning(DaemonControlError):
+    """Another daemon holds this home."""
+
+
+def _tree(cls: type) -> list[type]:
+    out = [cls]
+    for sub in cls.__subclasses__():
+        out += _tree(sub)
+    return out
+
+
+def by_kind(kind: str, message: str) -> VyreError:
+    """The error a daemon reply names, rebuilt on this side (unknown kinds: DaemonError)."""
+    for cls in _tree(VyreError):
+        if cls.__name__ == kind:
+            if issubclass(cls, DaemonError):
+                return cls(message, kind)
+            return cls(message)
+    return DaemonError(message, kind)
