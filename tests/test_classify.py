@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, require_shared
 from tests.transcript import Transcript
 from vyre.extract import extract_draft
 from vyre.transcripts.classify import PASTED_CHARS, TOOL_TEXT_CHARS, drafts, user_text
@@ -397,10 +397,9 @@ def test_user_text_precedence():
 # -- the real transcripts -----------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpora not mounted")
 def test_real_transcripts_never_give_program_text_as_the_person():
     person = meta_or_side = 0
-    files = sorted(CORPUS.rglob("*.jsonl"))
+    files = sorted(require_shared(CORPUS).rglob("*.jsonl"))
     assert files
     for path in files:
         for seq, line in enumerate(path.read_text(encoding="utf-8").splitlines()):

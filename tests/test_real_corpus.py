@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, require_shared
 from vyre.api import Memory
 from vyre.transcripts import transcript_files
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpora not mounted")
+
+@pytest.fixture(autouse=True)
+def corpus():
+    return require_shared(CORPUS)
 
 
 def test_every_real_file_ingests_and_turns_are_classified(vyre_home):

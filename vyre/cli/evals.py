@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from vyre.cli.common import domain_errors, print_json
-from vyre.evaluate.memory import THRESHOLDS, gate, score
+from vyre.evaluate.memory import TARGETS, figures, gate, raise_ratchet, required, score
 
 
 @click.group("eval")
@@ -24,43 +24,102 @@ def eval_group() -> None:
     help="A world folder: world.json, gold.json, transcripts/.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
-@click.option("--check", is_flag=True, help="Exit 1 when a CI threshold fails.")
+@click.option("--check", is_flag=True, help="Exit 1 when the gate fails.")
 @click.option(
     "--baseline",
     type=click.Path(path_type=Path, exists=True),
     default=None,
-    help="A baseline JSON; with --check, fail when a metric falls 0.02 below it.",
+    help="A baseline JSON; with --check, fail when any figure in it falls 0.02 below it.",
+)
+@click.option(
+    "--ratchet",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The figures this world has reached where a target is not met yet; the gate holds "
+    "those instead of the target.",
+)
+@click.option(
+    "--raise-ratchet",
+    "raise_ratchet_",
+    is_flag=True,
+    help="Write --ratchet again: figures that rose are raised, targets now met leave it; "
+    "nothing is ever lowered.",
+)
+@click.option(
+    "--save-baseline",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write every gated figure of this run to a baseline JSON.",
 )
 @domain_errors
-def memory_eval(world: Path, as_json: bool, check: bool, baseline: Path | None) -> None:
+def memory_eval(
+    world: Path,
+    as_json: bool,
+    check: bool,
+    baseline: Path | None,
+    ratchet: Path | None,
+    raise_ratchet_: bool,
+    save_baseline: Path | None,
+) -> None:
     """Precision and recall per relation and room, leakage, enrichment and latency."""
     result = score(world)
-    problems = gate(result, json.loads(baseline.read_text()) if baseline else None)
+    held = json.loads(ratchet.read_text()) if ratchet and ratchet.exists() else None
+    problems = gate(result, json.loads(baseline.read_text()) if baseline else None, held)
     if as_json:
         print_json(result)
     else:
-        click.echo(f"world {result['world']}")
-        for rel, r in result["relations"].items():
-            off = "  (off in settings)" if r["off"] else ""
-            click.echo(
-                f"  {rel:<10} precision {r['precision']:.3f}  recall {r['recall']:.3f}"
-                f"  (tp {r['tp']}, fp {r['fp']}, fn {r['fn']}){off}"
-            )
-            for room, cell in r["rooms"].items():
-                click.echo(f"      {room:<16} P {cell['precision']:.3f}  R {cell['recall']:.3f}")
-        click.echo(f"  leakage {result['leakage']}   absent hits {result['absent_hits'] or 0}")
-        click.echo(
-            f"  enrich precision@3 {result['enrich.precision_at_3']:.3f}  "
-            f"recall@3 {result['enrich.recall_at_3']:.3f}"
-        )
-        click.echo(f"  empty on irrelevant {result['irrelevant.empty_rate']:.3f}")
-        click.echo(
-            f"  relevant p50 {result['relevant_ms.p50']:.3f} ms  "
-            f"p95 {result['relevant_ms.p95']:.3f} ms"
-        )
-        for name, minimum in THRESHOLDS.items():
-            click.echo(f"  gate {name:<24} {result[name]:.3f} (min {minimum})")
+        _print(result, held)
+    if save_baseline:
+        save_baseline.write_text(json.dumps(figures(result), indent=2) + "\n")
+    if raise_ratchet_ and ratchet:
+        ratchet.write_text(json.dumps(raise_ratchet(result, held), indent=2) + "\n")
     if check and problems:
         for p in problems:
             click.echo(f"FAIL {p}", err=True)
         raise SystemExit(1)
+
+
+def _f(value: float | None) -> str:
+    return "n/s" if value is None else f"{value:.3f}"
+
+
+def _print(result: dict, ratchet: dict | None) -> None:
+    click.echo(f"world {result['world']}")
+    for rel, r in result["relations"].items():
+        off = "  (off in settings)" if r["off"] else ""
+        click.echo(
+            f"  {rel:<10} precision {_f(r['precision'])}  recall {_f(r['recall'])}"
+            f"  (tp {r['tp']}, fp {r['fp']}, fn {r['fn']}){off}"
+        )
+        for room, cell in r["rooms"].items():
+            click.echo(f"      {room:<16} P {_f(cell['precision'])}  R {_f(cell['recall'])}")
+    click.echo(
+        f"  leakage {result['leakage']}   absent hits: noise {result['absent.noise']}, "
+        f"wrong {result['absent.wrong']}"
+    )
+    click.echo(
+        f"  enrich precision@3 {_f(result['enrich.precision_at_3'])}  "
+        f"recall@3 {_f(result['enrich.recall_at_3'])}"
+    )
+    click.echo(f"  empty on irrelevant {_f(result['irrelevant.empty_rate'])}")
+    click.echo(
+        f"  relevant p50 {_f(result['relevant_ms.p50'])} ms  p95 {_f(result['relevant_ms.p95'])} ms"
+    )
+    if "ask" in result:
+        ask = result["ask"]
+        scorer = (
+            "vyre eval ask" if "ask" in eval_group.commands else "vyre eval ask (not built yet)"
+        )
+        click.echo(f"  ask: {ask['questions']} questions, not scored here: {scorer}")
+    for name, minimum in required(result, ratchet).items():
+        target = "" if minimum == TARGETS[name] else f", ratchet; target {TARGETS[name]}"
+        click.echo(f"  gate {name:<24} {_f(result.get(name))} (min {minimum}{target})")
+    after = result.get("after_corrections")
+    if after:
+        click.echo(
+            f"  after corrections: applied {_f(after['corrections.applied'])}, "
+            f"enrich precision@3 {_f(after['enrich.precision_at_3'])}, "
+            f"leakage {after['leakage']}"
+        )
+        for miss in after["corrections.misses"]:
+            click.echo(f"      miss {miss['id']}: {miss['error']}")

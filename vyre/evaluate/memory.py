@@ -13,6 +13,18 @@ Definitions the format leaves open, decided here:
   expects facts and gets none scores 0. recall@3 = hits / min(3, expected).
 - Relations turned off in settings (`prefers`, `decided` by default) are reported as off and
   not gated.
+- An empty denominator is "not scored" (`None`), never 1.0: a gate fails on a figure it could
+  not score when gold has that section (a relation, enrich or irrelevant prompts), and skips
+  it when gold has none.
+- A corrections step whose target memory does not hold is a recorded miss
+  (`corrections.applied` below 1.0), and scoring goes on.
+- The `ask` section is counted and left to `vyre eval ask`.
+
+The gate (`gate`): every figure in TARGETS at its minimum and every one in CEILINGS at its
+maximum; with a baseline, every figure the baseline holds within BASELINE_SLACK of it; with a
+ratchet (the figures a world has reached where a target is not met yet), a target falls to
+the ratchet's figure and never below it. Latency is reported, not gated here: a wall clock
+in a shared test run is noise, so `bench/relevant.py` holds `relevant` to its 2 ms p95.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ from rapidfuzz import fuzz
 
 from vyre import config
 from vyre.api import Memory
-from vyre.errors import WorldError
+from vyre.errors import CorrectionError, WorldError
 from vyre.models import Fact
 from vyre.resolve import fold
 from vyre.rooms import MAIN
@@ -37,20 +49,30 @@ from vyre.rooms.projects import ProjectError
 
 SCORED = ("is", "works_at", "has_title", "client_of", "repo_for", "deadline", "prefers", "decided")
 FUZZY = ("has_title", "prefers", "decided")
-NEW_RELATIONS = ("has_title", "client_of", "repo_for", "deadline", "prefers", "decided")
 ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
 
-# The gate CI applies (ADR 0007 §5): leakage 0; these minimums; and no metric more than
-# BASELINE_SLACK below the committed baseline.
-THRESHOLDS = {
-    "identity.precision": 0.95,
-    "identity.recall": 0.85,
-    "works_at.precision": 0.95,
-    "new_relations.min": 0.85,
-    "enrich.precision_at_3": 0.8,
-    "irrelevant.empty_rate": 0.95,
+# The minimums CI holds any world to (issue 8's targets, above ADR 0007 §5's first ones).
+TARGETS: dict[str, float] = {
+    "identity.precision": 0.97,
+    "identity.recall": 0.92,
+    "works_at.precision": 0.97,
+    "works_at.recall": 0.90,
+    **{
+        f"{rel}.{m}": t
+        for rel in ("has_title", "client_of", "repo_for", "deadline")
+        for m, t in (("precision", 0.90), ("recall", 0.85))
+    },
+    # prefers and decided are gated only when turned on: on by default needs 0.9 (issue 8)
+    "prefers.precision": 0.90,
+    "decided.precision": 0.90,
+    "enrich.precision_at_3": 0.85,
+    "enrich.recall_at_3": 0.80,
+    "irrelevant.empty_rate": 0.97,
+    "corrections.applied": 1.0,
 }
-LATENCY_P95_MS = 5.0
+# Counts that must stay at or under these.
+CEILINGS: dict[str, float] = {"leakage": 0, "absent.noise": 0}
+LOWER_IS_BETTER = ("leakage", "absent.noise", "absent.wrong")
 BASELINE_SLACK = 0.02
 
 
@@ -104,50 +126,69 @@ def score(world: Path, *, engine: str | None = None, repeat: int = 20) -> dict:
 
 def _score(memory: Memory, spec: dict, gold: dict, now, repeat: int) -> dict:
     result = {"world": spec.get("name", ""), **_metrics(memory, gold, now, repeat)}
+    if gold.get("ask"):
+        kinds = sorted({q.get("kind", "") for q in gold["ask"]} - {""})
+        result["ask"] = {
+            "questions": len(gold["ask"]),
+            "kinds": kinds,
+            "scored_by": "vyre eval ask",
+        }
     if gold.get("corrections"):
-        apply_script(memory, gold["corrections"]["script"], now)
-        result["after_corrections"] = _metrics(memory, corrected_gold(gold), now, 1)
+        script = gold["corrections"]["script"]
+        _, misses = apply_script(memory, script, now)
+        after = _metrics(memory, corrected_gold(gold), now, 1)
+        after["corrections.applied"] = _ratio(len(script) - len(misses), len(script))
+        after["corrections.misses"] = misses
+        result["after_corrections"] = after
     return result
 
 
-def apply_script(memory: Memory, script: list[dict], now) -> list[int]:
+def apply_script(memory: Memory, script: list[dict], now) -> tuple[list[int], list[dict]]:
     """Run a corrections script (`vyre memory ...` argument lists) as the owner. Returns the
-    ids of the rows it recorded."""
-    ids = []
+    ids of the rows it recorded, and the steps memory could not apply (a target it does not
+    hold): those are misses to score, not a reason to stop."""
+    ids, misses = [], []
     for step in script:
-        args = list(step["args"])
-        command = args.pop(0)
-        positional, options = [], {}
-        while args:
-            arg = args.pop(0)
-            if arg.startswith("--"):
-                options[arg[2:]] = args.pop(0)
-            else:
-                positional.append(arg)
-        target = positional[0] if len(positional) == 1 else tuple(positional)
-        if command == "correct":
-            scope = options.get("project", MAIN) if options.get("scope") == "project" else MAIN
-            at = config.parse_time(options["at"]) if "at" in options else None
-            row, _ = memory.correct(
-                target,
-                options["action"],
-                value=options.get("object"),
-                at=at,
-                scope=scope,
-                note=options.get("note"),
-                caller="local",
-                now=now,
-            )
-        elif command == "merge":
-            row, _ = memory.merge(*positional, caller="local", now=now)
-        elif command == "split":
-            row, _ = memory.split(positional[0], room=options.get("room"), caller="local", now=now)
-        elif command in ("pin", "mute"):
-            row = getattr(memory, command)(target, caller="local", now=now)
+        try:
+            ids.append(_apply(memory, step, now))
+        except CorrectionError as exc:
+            misses.append({"id": step.get("id"), "error": exc.line()})
+    return ids, misses
+
+
+def _apply(memory: Memory, step: dict, now) -> int:
+    args = list(step["args"])
+    command = args.pop(0)
+    positional, options = [], {}
+    while args:
+        arg = args.pop(0)
+        if arg.startswith("--"):
+            options[arg[2:]] = args.pop(0)
         else:
-            raise WorldError(f"unknown command in the corrections script: {command!r}")
-        ids.append(row.id)
-    return ids
+            positional.append(arg)
+    target = positional[0] if len(positional) == 1 else tuple(positional)
+    if command == "correct":
+        scope = options.get("project", MAIN) if options.get("scope") == "project" else MAIN
+        at = config.parse_time(options["at"]) if "at" in options else None
+        row, _ = memory.correct(
+            target,
+            options["action"],
+            value=options.get("object"),
+            at=at,
+            scope=scope,
+            note=options.get("note"),
+            caller="local",
+            now=now,
+        )
+    elif command == "merge":
+        row, _ = memory.merge(*positional, caller="local", now=now)
+    elif command == "split":
+        row, _ = memory.split(positional[0], room=options.get("room"), caller="local", now=now)
+    elif command in ("pin", "mute"):
+        row = getattr(memory, command)(target, caller="local", now=now)
+    else:
+        raise WorldError(f"unknown command in the corrections script: {command!r}")
+    return row.id
 
 
 def corrected_gold(gold: dict) -> dict:
@@ -281,63 +322,126 @@ def _metrics(memory: Memory, gold: dict, now, repeat: int) -> dict:
             memory.relevant(prompt, cwd, now=now)
             latencies.append((time.perf_counter() - t) * 1000)
 
-    identity = relations.get("is", {"precision": 1.0, "recall": 1.0})
-    gated_new = [
-        relations[r][m]
-        for r in NEW_RELATIONS
-        if r in relations and not relations[r]["off"]
-        for m in ("precision", "recall")
-    ]
-    irrelevant_total = len(gold.get("irrelevant", []))
+    figures: dict[str, float | None] = {}
+    for rel, r in relations.items():
+        name = "identity" if rel == "is" else rel
+        figures[f"{name}.precision"] = r["precision"]
+        figures[f"{name}.recall"] = r["recall"]
+    sections = sorted(
+        {"identity" if rel == "is" else rel for rel in relations}
+        | {k for k in ("enrich", "irrelevant") if gold.get(k)}
+    )
     return {
         "relations": relations,
-        "identity.precision": identity["precision"],
-        "identity.recall": identity["recall"],
-        "works_at.precision": relations.get("works_at", {}).get("precision", 1.0),
-        "new_relations.min": min(gated_new) if gated_new else 1.0,
+        **figures,
         "leakage": len(leaks),
         "leaks": leaks,
         "absent_hits": dict(hits),
+        "absent.noise": hits.get("noise", 0),
+        "absent.wrong": hits.get("wrong", 0),
         "enrich.precision_at_3": _mean(precisions),
         "enrich.recall_at_3": _mean(recalls),
         "enrich": details,
-        "irrelevant.empty_rate": _ratio(empties, irrelevant_total),
-        "relevant_ms.p50": round(statistics.median(latencies), 3) if latencies else 0.0,
-        "relevant_ms.p95": round(_p95(latencies), 3) if latencies else 0.0,
+        "irrelevant.empty_rate": _ratio(empties, len(gold.get("irrelevant", []))),
+        "relevant_ms.p50": round(statistics.median(latencies), 3) if latencies else None,
+        "relevant_ms.p95": round(_p95(latencies), 3) if latencies else None,
+        "off": sorted(rel for rel, r in relations.items() if r["off"]),
+        "sections": sections,
         "missed": sorted(
             set(facts_by_id) - matched_gold, key=lambda i: int(i[1:]) if i[1:].isdigit() else 0
         ),
     }
 
 
-def gate(result: dict, baseline: dict | None = None) -> list[str]:
+def gate(result: dict, baseline: dict | None = None, ratchet: dict | None = None) -> list[str]:
     """Why a result fails CI (empty when it passes); after corrections too, when scored."""
-    problems = _gate(result, baseline)
+    problems = _gate(result, baseline, ratchet)
     if "after_corrections" in result:
-        after = (baseline or {}).get("after_corrections")
         problems += [
             f"after corrections: {p}"
-            for p in _gate(result["after_corrections"], after, latency=False)
+            for p in _gate(
+                result["after_corrections"],
+                (baseline or {}).get("after_corrections"),
+                (ratchet or {}).get("after_corrections"),
+            )
         ]
     return problems
 
 
-def _gate(result: dict, baseline: dict | None, *, latency: bool = True) -> list[str]:
+def required(result: dict, ratchet: dict | None = None) -> dict[str, float]:
+    """The minimum each gated figure is held to: its target, or the ratchet's figure where
+    the world has not reached the target yet (never lower than that)."""
+    off = {"identity" if r == "is" else r for r in result.get("off", [])}
+    out = {}
+    for name, target in TARGETS.items():
+        if name.split(".")[0] in off or name not in result:
+            continue
+        reached = (ratchet or {}).get(name)
+        out[name] = min(target, reached) if isinstance(reached, (int, float)) else target
+    return out
+
+
+def _gate(result: dict, baseline: dict | None, ratchet: dict | None) -> list[str]:
     problems = []
-    if result["leakage"] > 0:
-        problems.append(f"leakage {result['leakage']} > 0: {result['leaks'][:3]}")
-    for name, minimum in THRESHOLDS.items():
-        if result[name] < minimum:
-            problems.append(f"{name} {result[name]:.3f} < {minimum}")
-    if latency and result["relevant_ms.p95"] > LATENCY_P95_MS:
-        problems.append(f"relevant p95 {result['relevant_ms.p95']} ms > {LATENCY_P95_MS} ms")
-    for name, value in (baseline or {}).items():
-        if name in THRESHOLDS and result[name] < value - BASELINE_SLACK:
+    sections = set(result.get("sections", []))
+
+    def value(name: str) -> float | None:
+        v = result.get(name)
+        if v is None and name.split(".")[0] in sections:
+            problems.append(f"{name} not scored (empty denominator) though gold has that section")
+        return v
+
+    for name, minimum in required(result, ratchet).items():
+        v = value(name)
+        if v is not None and v < minimum:
+            lowered = "" if minimum == TARGETS[name] else f" (ratchet; target {TARGETS[name]})"
+            problems.append(f"{name} {v:.3f} < {minimum}{lowered}")
+    for name, maximum in CEILINGS.items():
+        if result.get(name, 0) > maximum:
+            detail = f": {result['leaks'][:3]}" if name == "leakage" else ""
+            problems.append(f"{name} {result[name]} > {maximum}{detail}")
+    for name, base in (baseline or {}).items():
+        if not isinstance(base, (int, float)):
+            continue
+        v = result.get(name)
+        if v is None:
+            problems.append(f"{name} not scored, but the baseline holds {base}")
+        elif name in LOWER_IS_BETTER and v > base + BASELINE_SLACK:
+            problems.append(f"{name} {v} is above the baseline {base}")
+        elif name not in LOWER_IS_BETTER and v < base - BASELINE_SLACK:
             problems.append(
-                f"{name} {result[name]:.3f} is more than {BASELINE_SLACK} below the "
-                f"baseline {value:.3f}"
+                f"{name} {v:.3f} is more than {BASELINE_SLACK} below the baseline {base:.3f}"
             )
     return problems
+
+
+def figures(result: dict) -> dict:
+    """Every gated figure of a result, as a baseline file holds them."""
+    off = {"identity" if r == "is" else r for r in result.get("off", [])}
+    keys = ["leakage"] + [k for k in result if "." in k and not k.startswith("relevant_ms")]
+    keys = [k for k in keys if k.split(".")[0] not in off]
+    out: dict = {k: result[k] for k in keys if isinstance(result[k], (int, float))}
+    if "after_corrections" in result:
+        out["after_corrections"] = figures(result["after_corrections"])
+    return out
+
+
+def raise_ratchet(result: dict, ratchet: dict | None) -> dict:
+    """The ratchet after this result: each target not met yet at the higher of the figure
+    held and the figure reached; a target now met leaves the ratchet."""
+    old = ratchet or {}
+    out: dict = {}
+    for name, target in required(result).items():
+        v = result.get(name)
+        if v is None or v >= target:
+            continue
+        held = old.get(name)
+        out[name] = max(v, held) if isinstance(held, (int, float)) else v
+    if "after_corrections" in result:
+        after = raise_ratchet(result["after_corrections"], old.get("after_corrections"))
+        if after:
+            out["after_corrections"] = after
+    return out
 
 
 # -- matching ----------------------------------------------------------------------------------
@@ -389,12 +493,12 @@ def _said(label: str, kind: str, text: str) -> bool:
     return fold(label) in text
 
 
-def _ratio(a: int, b: int) -> float:
-    return round(a / b, 4) if b else 1.0
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None  # an empty denominator is not scored, never 1.0
 
 
-def _mean(values: list[float]) -> float:
-    return round(sum(values) / len(values), 4) if values else 1.0
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
 
 
 def _p95(values: list[float]) -> float:
