@@ -14,6 +14,10 @@ from datetime import datetime
 from pathlib import Path
 
 from vyre import config
+from vyre.ask import fixes, readers
+from vyre.ask.answer import ask as ask_memory
+from vyre.ask.reply import AskReply
+from vyre.ask.suggest import suggestions
 from vyre.extract import RULES_VERSION, extract_draft
 from vyre.graph import GraphStore, analysis, engine_name
 from vyre.ledger import Ledger
@@ -194,6 +198,51 @@ class Memory:
 
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> dict:
         return self.reader.overview(self.check_room(room), now or config.now())
+
+    # -- asking memory (vyre/ask) -----------------------------------------------------------
+
+    def ask(
+        self,
+        question: str,
+        *,
+        cwd: str | None = None,
+        project: str | None = None,
+        thread: str | None = None,
+        id: str | None = None,
+        events=None,
+        now: datetime | None = None,
+    ) -> AskReply:
+        """The question answered from the room of `project` (or of the folder `cwd`, or of
+        the session `thread`) with its sources, or "Not sure yet." with what memory knows."""
+        room = self.check_room(project) if project else self.room_for(cwd, thread)
+        if room == MAIN:
+            room = "unfiled"
+        return ask_memory(self, question, room=room, now=now or config.now(), id=id,
+                          events=events, reader=readers.active())
+
+    def remember(self, text: str, *, caller: str, now: datetime | None = None) -> dict:
+        """The person tells memory a fact of their life ("my wife is Juno")."""
+        return fixes.remember(self.ledger, text, caller=caller, when=now or config.now())
+
+    def correct_answer(
+        self, answer: str, action: str, *, caller: str, object: str | None = None,
+        now: datetime | None = None,
+    ) -> dict:
+        """Correct an answer where it appears: replace (with `object`), wrong, or forget."""
+        return fixes.correct(self.ledger, answer, action, object, caller=caller,
+                             when=now or config.now())
+
+    def uncorrect_answer(self, fix: int, *, caller: str, now: datetime | None = None) -> dict:
+        return fixes.undo(self.ledger, fix, caller=caller, when=now or config.now())
+
+    def answer_corrections(self, *, now: datetime | None = None) -> dict:
+        """The person's corrections of answers, with counts by kind of question."""
+        return fixes.listing(self.ledger)
+
+    def suggest(self, prefix: str, *, cwd: str | None = None, limit: int = 8) -> list[dict]:
+        """Completions for the people and things memory knows ("my wi" -> wife: Juno)."""
+        room = self.room_for(cwd)
+        return suggestions(self, prefix, room=("unfiled" if room == MAIN else room), limit=limit)
 
     # -- the user's decisions (owner callers only) -----------------------------------------
 

@@ -123,3 +123,66 @@ def _print(result: dict, ratchet: dict | None) -> None:
         )
         for miss in after["corrections.misses"]:
             click.echo(f"      miss {miss['id']}: {miss['error']}")
+
+
+@eval_group.command("ask")
+@click.option(
+    "--world",
+    required=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="A world folder whose gold.json has an `ask` section.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.option("--check", is_flag=True, help="Exit 1 when a target (or its ratchet) fails.")
+@click.option(
+    "--ratchet",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The figures this world has reached where a target is not met yet (JSON); the gate "
+    "holds those instead of the target.",
+)
+@click.option(
+    "--raise-ratchet",
+    "raise_ratchet_",
+    is_flag=True,
+    help="Write --ratchet again with the figures that rose; nothing is ever lowered.",
+)
+@domain_errors
+def ask_eval(
+    world: Path, as_json: bool, check: bool, ratchet: Path | None, raise_ratchet_: bool
+) -> None:
+    """Accuracy by kind, abstain precision and recall, confident-wrong, grounded, leakage."""
+    from vyre.evaluate.ask import TARGETS, gate
+    from vyre.evaluate.ask import raise_ratchet as raise_ask_ratchet
+    from vyre.evaluate.ask import score as score_ask
+
+    result = score_ask(world)
+    floors = json.loads(ratchet.read_text()) if ratchet and ratchet.exists() else {}
+    problems = gate(result, floors)
+    if raise_ratchet_ and ratchet:
+        ratchet.write_text(json.dumps(raise_ask_ratchet(result, floors), indent=2) + "\n")
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(f"world {result['world']}: {result['questions']} questions")
+        for kind, cell in result["accuracy_by_kind"].items():
+            click.echo(f"  {kind:<10} {cell['right']}/{cell['of']}")
+        for r in result["results"]:
+            mark = "ok " if r["right"] else "NO "
+            what = "abstain" if r["abstain"] else r["kind"]
+            said = "Not sure yet." if r["abstained"] else r["answer"].replace("\n", " ")[:90]
+            click.echo(f"  {mark}{r['id']:<5} {what:<9} {r['question'][:60]:<60} -> {said}")
+        for name, target in TARGETS.items():
+            value = result[name]
+            shown = "not scored" if value is None else value
+            floor = floors.get(name)
+            note = f"  (ratchet {floor})" if floor is not None else ""
+            click.echo(f"  {name:<18} {shown}  target {target}{note}")
+        click.echo(
+            f"  abstain_precision  {result['abstain_precision']}   latency p50 "
+            f"{result['latency_ms.p50']} ms  p95 {result['latency_ms.p95']} ms"
+        )
+    if check and problems:
+        for p in problems:
+            click.echo(f"FAIL {p}", err=True)
+        raise SystemExit(1)

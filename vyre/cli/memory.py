@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from vyre.cli.ask import ask as ask_command
+from vyre.cli.ask import remember as remember_command
 from vyre.cli.common import (
     age_note,
     domain_errors,
@@ -154,5 +156,5 @@ def _count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
 
 
-for _command in EDIT_COMMANDS:
+for _command in (*EDIT_COMMANDS, ask_command, remember_command):
     memory.add_command(_command)

@@ -9,12 +9,16 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from vyre.ask.reply import AskReply
 from vyre.memory.editing import Conflict
 from vyre.models import Correction, Fact
 from vyre.rooms import DeriveReport
 from vyre.transcripts import IngestReport
 
-TYPES = {cls.__name__: cls for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport)}
+TYPES = {
+    cls.__name__: cls
+    for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport, AskReply)
+}
 
 
 def encode(value):

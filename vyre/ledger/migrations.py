@@ -137,8 +137,58 @@ CREATE TABLE tool_events (
 CREATE INDEX tool_events_session ON tool_events (session, id);
 """
 
+M008_ASK = """
+-- What the person told memory about their life themselves (`vyre memory remember`): the
+-- highest trust of all. Undo marks a row undone; nothing is deleted.
+CREATE TABLE remembered (
+  id INTEGER PRIMARY KEY,
+  who TEXT NOT NULL,             -- the relation ("wife"), '' for the person themself
+  attr TEXT NOT NULL,            -- name | birthday | lives_in | from | works_at
+  value TEXT NOT NULL,
+  at TEXT,
+  text TEXT NOT NULL,            -- what they wrote
+  caller TEXT NOT NULL,
+  created TEXT NOT NULL,
+  undone TEXT
+);
+
+-- Answers `memory ask` gave, by answer id (a hash of the question, its scope and the answer),
+-- so that a correction can name the answer it corrects.
+CREATE TABLE answers (
+  id TEXT PRIMARY KEY,
+  question TEXT NOT NULL,
+  qkey TEXT NOT NULL,            -- the question folded: the same question asked again
+  room TEXT NOT NULL,
+  kind TEXT NOT NULL,            -- who | date | personal | ... (for counts by kind)
+  answer TEXT NOT NULL,
+  via TEXT,
+  sources TEXT NOT NULL,         -- JSON [[session, seq], ...]
+  created TEXT NOT NULL
+);
+
+-- The person's corrections of answers: replace (their answer), wrong (never this answer to
+-- this question again), forget (the turns it cited never ground an answer again).
+CREATE TABLE answer_fixes (
+  id INTEGER PRIMARY KEY,
+  answer TEXT NOT NULL,          -- the answer id corrected
+  qkey TEXT NOT NULL,
+  room TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  action TEXT NOT NULL,          -- replace | wrong | forget
+  object TEXT,                   -- replace: the right answer, in the person's words
+  wrong TEXT,                    -- wrong: the answer text that was wrong
+  sources TEXT NOT NULL,         -- forget: JSON [[session, seq], ...] never to ground again
+  remembered INTEGER,            -- replace of a personal answer: the row told to memory
+  caller TEXT NOT NULL,
+  created TEXT NOT NULL,
+  undone TEXT
+);
+CREATE INDEX answer_fixes_q ON answer_fixes (qkey, room);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
     ("m003_tool_events", M003_TOOL_EVENTS),
+    ("m008_ask", M008_ASK),
 ]

@@ -1,0 +1,224 @@
+"""`memory ask`: personal facts from the person's own words, grounded answers or "Not sure
+yet.", one room per question, deterministic replies, and the person's corrections."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import WORLD
+from tests.transcript import Transcript
+from vyre.api import Memory
+from vyre.ask import readers
+from vyre.ask.answer import Candidate
+from vyre.ask.grounding import ungrounded
+from vyre.ask.personal import facts_in
+from vyre.ask.reply import AskSource
+from vyre.cli.main import cli
+from vyre.errors import CorrectionError, OwnerOnly
+from vyre.evaluate.memory import build
+
+NOW = "2026-10-01T12:00:00Z"
+HOME_DIR = "/home/sam"
+KEEL = "/home/sam/work/keel-ash"
+HARLOW = "/home/sam/work/harlow"
+
+
+@pytest.mark.parametrize(
+    ("text", "who", "attr", "value"),
+    [
+        ("my wife is Juno", "wife", "name", "Juno"),
+        ("booked a table for me and my wife juno on friday", "wife", "name", "Juno"),
+        ("My wife Juno and I are away next week", "wife", "name", "Juno"),
+        ("my daughter's called Ada", "daughter", "name", "Ada"),
+        ("my dog is named Biscuit", "dog", "name", "Biscuit"),
+        ("Tomas, my brother, is getting married", "brother", "name", "Tomas"),
+        ("my landlord, Mr. Patel, wants the rent", "landlord", "name", "Mr. Patel"),
+        ("I live in Lisbon now", "", "lives_in", "Lisbon"),
+        ("we moved to Porto last year", "", "lives_in", "Porto"),
+        ("my mum lives in Leeds", "mum", "lives_in", "Leeds"),
+        ("my sister works at Monzo Bank", "sister", "works_at", "Monzo Bank"),
+        ("my brother's birthday is 3 May", "brother", "birthday", "3 May"),
+    ],
+)
+def test_personal_facts_in_the_ways_people_say_them(text, who, attr, value):
+    found = [(w, a, v) for w, a, v, *_ in facts_in(text)]
+    assert (who, attr, value) in found
+
+
+def test_a_physio_and_where_they_are():
+    (fact,) = facts_in("my physio is Dr. Osei at Lakeside Clinic")
+    assert fact[:4] == ("physio", "name", "Dr. Osei", "Lakeside Clinic")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my wife is tired today", "my wife is a nurse", "the wife is Juno", "send my brother it"],
+)
+def test_states_and_other_peoples_relations_are_not_names(text):
+    assert [f for f in facts_in(text) if f[1] == "name"] == []
+
+
+def _personal_home(root, home_path) -> Memory:
+    """A person's own words in their home folder, and the same sentence where it is not theirs."""
+    t = Transcript(root, cwd=HOME_DIR, session="life", start="2026-09-01T09:00:00Z")
+    t.user("book a table for two on saturday, my wife is Juno and she likes the window")
+    t.assistant("Booked.")
+    t.user("my physio is Dr. Osei at Lakeside Clinic, move my appointment to tuesday")
+    t.assistant("Done.")
+    t.write()
+    w = Transcript(root, cwd=HOME_DIR, session="notmine", start="2026-09-02T09:00:00Z")
+    w.user("summarise this")
+    w.assistant("The email says: my brother is Karl and my dog is called Rex.")
+    w.tool("Bash", {"command": "cat notes.txt"}, "my sister is Hilde")
+    w.meta("my cousin is Otto")
+    w.write()
+    k = Transcript(root, cwd=KEEL, session="keel", start="2026-09-03T09:00:00Z")
+    k.user("Priya Anand, the project architect at Keel & Ash Architects, wants the gallery.")
+    k.assistant("I'll start on the gallery.")
+    k.write()
+    memory = Memory(home_path)
+    memory.project_add("keel-ash", "Keel", [KEEL], "Keel & Ash Architects")
+    memory.ingest(root)
+    return memory
+
+
+@pytest.fixture
+def life(tmp_path, vyre_home, monkeypatch):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    memory = _personal_home(tmp_path / "projects", vyre_home)
+    yield memory
+    memory.close()
+
+
+def test_a_personal_question_is_answered_from_what_you_have_said(life):
+    reply = life.ask("what's my wife's name?", cwd=HOME_DIR)
+    assert not reply.abstained and reply.via == "fact"
+    assert reply.answer == "Your wife is Juno."
+    assert reply.meta_line().endswith("from what you have said")
+    (source,) = reply.sources
+    assert (source.session, source.role) == ("life", "user")
+    assert "my wife is Juno" in source.quote
+    physio = life.ask("who is my physio?", cwd=HOME_DIR)
+    assert physio.answer == "Your physio is Dr. Osei at Lakeside Clinic."
+
+
+@pytest.mark.parametrize(
+    "question", ["who is my brother?", "what's my dog called?", "who's my sister?", "my cousin?"]
+)
+def test_personal_facts_never_come_from_the_assistant_tools_or_injected_text(life, question):
+    assert life.ask(question, cwd=HOME_DIR).abstained
+
+
+def test_personal_facts_stay_in_the_room_that_said_them(life):
+    assert life.ask("what's my wife's name?", cwd=KEEL).abstained
+
+
+def test_the_same_question_gets_the_same_reply(life):
+    one = life.ask("who is my physio?", cwd=HOME_DIR)
+    two = life.ask("who is my physio?", cwd=HOME_DIR)
+    same = ("answer", "answer_id", "confidence", "sources", "via", "abstained")
+    assert {k: getattr(one, k) for k in same} == {k: getattr(two, k) for k in same}
+
+
+def test_events_never_carry_the_question_or_the_answer(life):
+    seen: list[dict] = []
+    reply = life.ask("what's my wife's name?", cwd=HOME_DIR, id="q_1", events=seen.append)
+    assert reply.id == "q_1"
+    assert [e["event"] for e in seen][-1] == "memory.answered"
+    assert {e.get("stage") for e in seen if e["event"] == "memory.thinking"} >= {"understanding"}
+    for e in seen:
+        assert e["id"] == "q_1"
+        assert "Juno" not in repr(e) and "wife" not in repr(e)
+
+
+def test_grounding_checks_names_numbers_dates_and_paths():
+    quote = [("Dana Reyes will test the directory on Friday in src/app.py, 3 pages", None)]
+    assert ungrounded("Dana Reyes will test it", quote) == []
+    assert ungrounded("Marcus Bell will test it", quote) == ["Marcus", "Bell"]
+    assert ungrounded("It has 4 pages", quote) == ["4"]
+    assert ungrounded("see src/main.py", quote) == ["src/main.py"]
+    from datetime import datetime
+
+    said = [("the launch is due on Friday", datetime(2026, 9, 29, 10))]
+    assert ungrounded("due Friday (2026-10-02)", said) == []
+    assert ungrounded("due 2026-10-09", said) == ["2026-10-09"]
+
+
+def test_corrections_replace_wrong_forget_and_undo(life):
+    first = life.ask("who is my physio?", cwd=HOME_DIR)
+    with pytest.raises(OwnerOnly):
+        life.correct_answer(first.answer_id, "wrong", caller="mcp")
+    fix = life.correct_answer(first.answer_id, "wrong", caller="local")
+    again = life.ask("who is my physio?", cwd=HOME_DIR)
+    assert again.abstained and any("is wrong" in k for k in again.known)
+    life.uncorrect_answer(fix["fix"], caller="local")
+    assert life.ask("who is my physio?", cwd=HOME_DIR).answer == first.answer
+
+    replaced = life.correct_answer(
+        first.answer_id, "replace", object="my physio is Dr. Mensah", caller="local"
+    )
+    now = life.ask("who is my physio?", cwd=HOME_DIR)
+    assert (now.via, now.answer, now.sources[0].name) == (
+        "corrected",
+        "my physio is Dr. Mensah",
+        "your correction",
+    )
+    told = life.ask("what's my physio's name?", cwd=HOME_DIR)  # told to memory as well
+    assert told.answer == "Your physio is Dr. Mensah." and told.via == "fact"
+    life.uncorrect_answer(replaced["fix"], caller="local")
+    assert life.ask("what's my physio's name?", cwd=HOME_DIR).answer == first.answer
+
+    wife = life.ask("what's my wife's name?", cwd=HOME_DIR)
+    life.correct_answer(wife.answer_id, "forget", caller="local")
+    assert life.ask("who is my wife?", cwd=HOME_DIR).abstained  # that turn grounds nothing now
+    counts = life.answer_corrections()
+    assert counts["by_kind"] == {"personal": 1} and counts["by_action"] == {"forget": 1}
+    with pytest.raises(CorrectionError):
+        life.correct_answer("a0000", "wrong", caller="local")
+
+
+def test_remember_is_the_persons_own_and_outranks_sessions(life):
+    with pytest.raises(OwnerOnly):
+        life.remember("my wife is Ana", caller="hook")
+    with pytest.raises(CorrectionError):
+        life.remember("the weather is nice", caller="local")
+    life.remember("my wife is Ana", caller="local")
+    reply = life.ask("who is my wife?", cwd=KEEL)  # told, not said in a session: everywhere
+    assert reply.answer == "Your wife is Ana." and reply.sources[0].session is None
+
+
+def test_a_fake_reader_registers_through_the_same_interface_and_is_checked(life, vyre_home):
+    class Fake:
+        name = "fake"
+
+        def read(self, question, passages):
+            source = AskSource(session="keel", seq=0, role="user", name="s", quote="x", ts=None)
+            return [Candidate("Marcus Bell made it", 0.99, "retrieval", [source])]
+
+    readers.register("fake", Fake)
+    (vyre_home / "settings.json").write_text('{"ask.reader": "fake"}')
+    try:
+        assert life.ask("who made the gallery?", cwd=KEEL).abstained  # ungrounded: refused
+    finally:
+        readers.unregister("fake")
+
+
+@pytest.fixture(scope="module")
+def world_home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("ask-world")
+    build(WORLD, home).close()
+    return home
+
+
+def test_done_when_the_office_manager_is_answered_only_in_its_own_room(world_home, monkeypatch):
+    monkeypatch.setenv("VYRE_HOME", str(world_home))
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    q = "who is the office manager at Harlow Legal?"
+    runner = CliRunner()
+    here = runner.invoke(cli, ["memory", "ask", q, "--cwd", HARLOW], catch_exceptions=False)
+    assert here.exit_code == 0, here.output
+    assert "Dana Reyes" in here.output and "from 1 session" in here.output
+    elsewhere = runner.invoke(cli, ["memory", "ask", q, "--cwd", KEEL], catch_exceptions=False)
+    assert elsewhere.exit_code == 1 and elsewhere.output.startswith("Not sure yet.")
+    assert "Dana" not in elsewhere.output

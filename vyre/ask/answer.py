@@ -1,0 +1,615 @@
+"""`memory.ask`: one question, answered from the person's own memory with its sources, or
+"Not sure yet." with what memory does know. No model is needed.
+
+The path, in order (each step can answer; the first that does, wins):
+1. The person's corrections of answers to this question (`via: corrected`).
+2. Personal facts, from the person's own words only (`via: fact`, "from what you have said").
+3. Graph facts that answer exactly the relation asked (`via: fact`).
+4. Passages: the best-supported sentences of the room's turns (`via: retrieval`): extractive,
+   dates given absolutely, counts counted.
+5. An optional model reader (off by default), held to the same check.
+Then the grounding check: every name, number, date and path in the answer appears in what it
+cites; otherwise the reply abstains.
+
+What must stay true:
+- One room: the question's room (its folders plus picked sessions, `unfiled` outside every
+  project). Nothing cited comes from outside it.
+- Deterministic: the same question over the same memory gives the same answer, confidence
+  and sources (every ranking breaks ties on session and seq).
+- Abstaining is better than a confident wrong answer: a passage answers only when it holds
+  every name the question gives and the kind of thing asked for (a person for "who", a date
+  for "when", a number for "how many").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from vyre.ask import passages as recall
+from vyre.ask import personal
+from vyre.ask.grounding import ungrounded
+from vyre.ask.question import STOP, Question, content, parse, stem, words
+from vyre.ask.reply import ABSTAIN, KNOWN_HEAD, AskReply, AskSource
+from vyre.extract.dates import DATE_RE, resolve
+from vyre.extract.lexicon import FIRST_NAMES
+from vyre.ledger.store import ts_text, ts_value
+from vyre.memory.text import phrase
+from vyre.models import Fact
+from vyre.resolve import fold
+
+if TYPE_CHECKING:
+    from vyre.api import Memory
+
+ANSWER_FLOOR = 0.5  # under this, a candidate answer is not given
+PASSAGES = 12  # turns read per question
+MAX_KNOWN = 3
+
+Events = Callable[[dict], None] | None
+
+
+@dataclass
+class Candidate:
+    text: str
+    confidence: float
+    via: str
+    sources: list[AskSource]
+    claims_from: list[tuple[str, datetime | None]] = field(default_factory=list)
+
+
+# -- the path ---------------------------------------------------------------------------------
+
+
+def ask(
+    memory: Memory,
+    question: str,
+    *,
+    room: str,
+    now: datetime,
+    id: str | None = None,
+    events: Events = None,
+    reader=None,
+) -> AskReply:
+    started = time.perf_counter()
+
+    def stage(name: str) -> None:
+        if events:
+            events({"event": "memory.thinking", "id": id, "stage": name})
+
+    stage("understanding")
+    q = parse(question)
+    db = memory.ledger.db
+    sessions = room_sessions(memory, room)
+    fixes = active_fixes(db, q.key, room)
+    forgotten = forgotten_turns(db)
+    wrong = {fold(f["wrong"]) for f in fixes if f["action"] == "wrong" and f["wrong"]}
+
+    reply: Candidate | None = None
+    replaced = [f for f in fixes if f["action"] == "replace"]
+    if replaced:
+        fix = replaced[-1]
+        reply = Candidate(
+            fix["object"],
+            1.0,
+            "corrected",
+            [
+                AskSource(
+                    session=None,
+                    seq=None,
+                    role="you",
+                    name="your correction",
+                    quote=fix["object"],
+                    ts=ts_value(fix["created"]),
+                )
+            ],
+        )
+    candidates: list[Candidate] = []
+    if reply is None:
+        stage("searching")
+        candidates += _personal(memory, q, sessions, forgotten)
+        candidates += _facts(memory, q, room, now, forgotten)
+        if not any(c.confidence >= 0.85 for c in candidates):
+            stage("reading")
+            candidates += _passages(memory, q, sessions, forgotten)
+            if reader is not None:
+                candidates += reader.read(q, _reader_passages(memory, q, sessions, forgotten))
+        stage("checking")
+        candidates = [c for c in candidates if fold(c.text) not in wrong]
+        candidates.sort(key=lambda c: (-c.confidence, c.via, c.text))
+        for c in candidates:
+            if c.confidence < ANSWER_FLOOR:
+                break
+            if not ungrounded(c.text, c.claims_from or [(s.quote, s.ts) for s in c.sources]):
+                reply = c
+                break
+    if reply is not None:
+        out = _answered(q, room, reply)
+    else:
+        known = _known(memory, q, room, now, sessions, forgotten)
+        said_wrong = [f"You said {f['wrong']!r} is wrong." for f in fixes if f["action"] == "wrong"]
+        out = _abstained(q, room, said_wrong[-1:] + known)
+    out = out.model_copy(
+        update={"id": id, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+    )
+    _keep(memory, q, room, out, now)
+    if events:
+        events(
+            {
+                "event": "memory.answered",
+                "id": id,
+                "abstained": out.abstained,
+                "limited": bool(out.limited),
+            }
+        )
+    return out
+
+
+def _answer_id(q: Question, room: str, answer: str) -> str:
+    text = f"{q.key}\x00{room}\x00{fold(answer)}"
+    return "a" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def _answered(q: Question, room: str, c: Candidate) -> AskReply:
+    return AskReply(
+        answer=c.text,
+        answer_id=_answer_id(q, room, c.text),
+        confidence=round(min(c.confidence, 1.0), 2),
+        abstained=False,
+        known=[],
+        sources=c.sources,
+        via=c.via,  # type: ignore[arg-type]
+        kind=q.kind,
+    )
+
+
+def _abstained(q: Question, room: str, known: list[str]) -> AskReply:
+    text = "\n".join([ABSTAIN, KNOWN_HEAD, *(f"- {k}" for k in known)]) if known else ABSTAIN
+    return AskReply(
+        answer=text,
+        answer_id=_answer_id(q, room, ABSTAIN),
+        confidence=0.0,
+        abstained=True,
+        known=known,
+        sources=[],
+        via=None,
+        kind=q.kind,
+    )
+
+
+def _keep(memory: Memory, q: Question, room: str, reply: AskReply, now: datetime) -> None:
+    """Keep the answer by its id, so a correction can name it."""
+    sources = json.dumps([[s.session, s.seq] for s in reply.sources if s.session])
+    with memory.ledger.transaction() as db:
+        db.execute(
+            "INSERT INTO answers (id, question, qkey, room, kind, answer, via, sources, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            (
+                reply.answer_id,
+                q.text,
+                q.key,
+                room,
+                q.kind,
+                reply.answer,
+                reply.via,
+                sources,
+                ts_text(now),
+            ),
+        )
+
+
+# -- scope and the person's fixes -------------------------------------------------------------
+
+
+def room_sessions(memory: Memory, room: str) -> frozenset[str]:
+    """The sessions a room reads: its folders' sessions, picked sessions, their subagents."""
+    from vyre.rooms import session_rooms
+
+    db = memory.ledger.db
+    key = db.execute(
+        "SELECT (SELECT count(*) FROM sessions), (SELECT max(version) FROM sessions), "
+        "(SELECT count(*) FROM picks), (SELECT count(*) FROM project_folders)"
+    ).fetchone()
+    cache = memory.__dict__.setdefault("_ask_rooms", {})
+    if cache.get("key") != key:
+        cache.clear()
+        cache["key"] = key
+        rooms = session_rooms(memory.ledger.sessions(), memory.projects())
+        by_room: dict[str, set[str]] = {}
+        for sid, names in rooms.items():
+            for name in names:
+                by_room.setdefault(name, set()).add(sid)
+        cache["rooms"] = {k: frozenset(v) for k, v in by_room.items()}
+    return cache["rooms"].get(room, frozenset())
+
+
+def active_fixes(db, qkey: str, room: str) -> list[dict]:
+    cols = ("id", "action", "object", "wrong", "created", "remembered")
+    rows = db.execute(
+        f"SELECT {', '.join(cols)} FROM answer_fixes WHERE qkey = ? AND room = ? "
+        "AND undone IS NULL ORDER BY id",
+        (qkey, room),
+    ).fetchall()
+    return [dict(zip(cols, r, strict=True)) for r in rows]
+
+
+def forgotten_turns(db) -> frozenset[tuple[str, int]]:
+    out = set()
+    for (sources,) in db.execute(
+        "SELECT sources FROM answer_fixes WHERE action = 'forget' AND undone IS NULL"
+    ):
+        out |= {(s, q) for s, q in json.loads(sources)}
+    return frozenset(out)
+
+
+# -- 2. personal facts ------------------------------------------------------------------------
+
+
+def _personal(memory: Memory, q: Question, sessions, forgotten) -> list[Candidate]:
+    asked = q.personal or _asked_by_name(memory, q, sessions, forgotten)
+    if not asked:
+        return []
+    who, attr = asked
+    said = personal.from_turns(memory.ledger.db, sessions, who=who, attr=attr, forgotten=forgotten)
+    told = [f for f in personal.remembered(memory.ledger.db) if (f.who, f.attr) == (who, attr)]
+    ranked = personal.best(said + told).get((who, attr), [])
+    if not ranked:
+        return []
+    top = ranked[0]
+    agree = sum(1 for f in ranked if fold(f.value) == fold(top.value))
+    differ = len(ranked) - agree
+    confidence = (
+        1.0 if top.remembered else min(0.95, 0.85 + 0.05 * (agree - 1)) - 0.1 * (differ > 0)
+    )
+    titles = _titles(memory, {f.session for f in ranked if f.session})
+    sources = [
+        _source(f.session, f.seq, "user", f.quote, f.ts, titles)
+        for f in ranked[:3]
+        if fold(f.value) == fold(top.value)
+    ]
+    text = top.sentence() + "."
+    return [Candidate(text, confidence, "fact", sources, [(f.quote, f.ts) for f in ranked[:3]])]
+
+
+def _asked_by_name(memory, q: Question, sessions, forgotten) -> tuple[str, str] | None:
+    """ "When is Tomas's birthday?": a name the person gave someone in their life."""
+    if not q.names or "birthday" not in q.terms:
+        return None
+    names = personal.from_turns(memory.ledger.db, sessions, attr="name", forgotten=forgotten)
+    wanted = {fold(n) for n in q.names}
+    for f in names:
+        if fold(f.value) in wanted or fold(f.value.split()[0]) in wanted:
+            return f.who, "birthday"
+    return None
+
+
+# -- 3. graph facts ---------------------------------------------------------------------------
+
+# What each relation answers, by the question's words (stems) and its wh-word.
+_REL_WORDS = {
+    "has_title": {stem(w) for w in "title role job position".split()},
+    "works_at": {stem(w) for w in "work works employer company firm org".split()},
+    "has_address": {stem(w) for w in "email address mail contact".split()},
+    "repo_for": {stem(w) for w in "repo repository github".split()},
+    "deadline": {stem(w) for w in "due deadline launch ship ships go-live live".split()},
+}
+
+
+def _facts(memory: Memory, q: Question, room: str, now: datetime, forgotten) -> list[Candidate]:
+    if q.personal:
+        return []
+    try:
+        facts = memory.facts(room, now=now)
+    except Exception:
+        return []
+    facts = [f for f in facts if f.rel != "is" and f.status != "closed" and f.sources]
+    terms = set(q.terms)
+    out = []
+    for f in facts:
+        score = _fact_fit(f, q, terms)
+        if score <= 0:
+            continue
+        sources = [s for s in f.sources if (s.session, s.seq) not in forgotten]
+        if not sources:
+            continue
+        titles = _titles(memory, {s.session for s in sources})
+        srcs = [
+            _source(s.session, s.seq, "", s.quote, s.ts, titles, memory)
+            for s in reversed(sources[-3:])
+        ]
+        confidence = score * min(1.0, 0.6 + 0.4 * f.confidence) * max(f.fresh, 0.6)
+        out.append(Candidate(_fact_sentence(f) + ".", confidence, "fact", srcs))
+    return out
+
+
+def _fact_fit(f: Fact, q: Question, terms: set[str]) -> float:
+    """How exactly a fact answers the question: every content word of the question must be
+    a word of the fact (or the relation's own words), and the fact must hold the kind of
+    thing asked for. 0 when it does not answer it."""
+    subject = set(content(f.subject))
+    obj = set(content(f.object))
+    rel_words = _REL_WORDS.get(f.rel, set())
+    fact_words = subject | obj | rel_words
+    missing = terms - fact_words
+    if missing:
+        return 0.0
+    if f.rel == "has_title":
+        # "who is the office manager at Harlow Legal?": the title is named, a person is asked
+        if q.wh == "who" and obj and obj <= terms:
+            return 0.95
+        if q.wh in ("what", "which") and subject & terms and terms & rel_words:
+            return 0.9
+        return 0.0
+    if f.rel == "works_at":
+        if q.wh in ("where", "who", "which", "what") and subject & terms and terms & rel_words:
+            return 0.9
+        return 0.0
+    if f.rel == "has_address" and subject & terms and terms & rel_words:
+        return 0.9
+    if f.rel == "deadline" and q.wh == "when" and subject & terms:
+        return 0.9 if subject <= terms | rel_words else 0.8
+    if f.rel == "repo_for" and terms & rel_words:
+        return 0.85
+    return 0.0
+
+
+def _fact_sentence(f: Fact) -> str:
+    if f.rel == "deadline":
+        return f"The {f.subject} is due on {f.object}"
+    return phrase(f)
+
+
+# -- 4. passages --------------------------------------------------------------------------------
+
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?=\s|$)|$)|[^\n]+", re.M)
+_NUMBER = re.compile(r"(?<![\w.-])(\d+(?:[.,]\d+)?%?)(?![\w])")
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve twenty dozen".split()
+)
+_CAUSE = {stem(w) for w in "because caus since due so root turned meant reason".split()}
+_CODE = re.compile(r"`[^`]+`|\b[\w]+(?:[_./:-][\w]+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
+
+
+@dataclass
+class _Turn:
+    session: str
+    seq: int
+    role: str
+    ts: datetime | None
+    text: str
+    score: float
+
+
+def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidate]:
+    if not q.terms or not sessions:
+        return []
+    hits = recall.search(memory, q.text, sessions=sessions, limit=PASSAGES)
+    turns = [
+        _Turn(h.session, h.seq, h.role, h.ts, h.text, h.score)
+        for h in hits
+        if (h.session, h.seq) not in forgotten and (h.by == "person" or not q.personal)
+    ]  # a question about the person's own life reads only their own words (source trust)
+    if not turns:
+        return []
+    people = _people(memory, sessions)
+    idf = _idf(memory, q)
+    total = sum(idf.values()) or 1.0
+    best: list[tuple[float, str, _Turn, str]] = []
+    for rank, t in enumerate(turns):
+        window = _window(memory, t)
+        window_stems = set(content(window))
+        names_ok = all(_has_name(window, n) for n in q.names if not _generic(n))
+        if not names_ok:
+            continue
+        for sentence in _split(t.text):
+            stems = set(content(sentence))
+            cover = sum(w for s, w in idf.items() if s in stems) / total
+            wide = sum(w for s, w in idf.items() if s in stems | window_stems) / total
+            typed = _typed(q, sentence, people)
+            if typed == 0.0:
+                continue
+            score = 0.55 * cover + 0.3 * wide + 0.15 * typed - 0.02 * rank
+            if wide < 0.99 and len(q.terms) > 1:
+                score -= 0.25 * (1 - wide)
+            best.append((score, f"{t.session}:{t.seq:06d}", t, sentence))
+    if not best:
+        return []
+    best.sort(key=lambda b: (-b[0], b[1], b[3]))
+    score, _, t, sentence = best[0]
+    titles = _titles(memory, {t.session})
+    text = _absolute(sentence.strip(" -*#>\t"), t.ts)
+    role = "user" if t.role == "user" else "assistant"
+    src = _source(t.session, t.seq, role, sentence.strip(), t.ts, titles)
+    agree = {b[2].session for b in best[:5] if b[0] >= score - 0.05}
+    confidence = min(0.9, score + 0.03 * (len(agree) - 1))
+    return [Candidate(text, confidence, "retrieval", [src], [(sentence, t.ts)])]
+
+
+def _reader_passages(memory, q, sessions, forgotten) -> list[dict]:
+    hits = recall.search(memory, q.text, sessions=sessions, limit=8)
+    return [
+        {"session": h.session, "seq": h.seq, "role": h.role, "text": h.text, "ts": h.ts}
+        for h in hits
+        if (h.session, h.seq) not in forgotten
+    ]
+
+
+def _split(text: str) -> list[str]:
+    return [m.group(0) for m in _SENTENCE.finditer(text) if len(m.group(0).strip()) > 3]
+
+
+def _window(memory: Memory, t: _Turn) -> str:
+    """The turn with its neighbours: the question a reply answers, the reply to a question."""
+    rows = memory.ledger.db.execute(
+        "SELECT text FROM turns WHERE session = ? AND seq BETWEEN ? AND ? "
+        "AND by IN ('person', 'agent') AND kind = 'text' ORDER BY seq",
+        (t.session, t.seq - 3, t.seq + 3),
+    ).fetchall()
+    return "\n".join(r[0] for r in rows)
+
+
+def _generic(name: str) -> bool:
+    return fold(name) in STOP
+
+
+def _has_name(text: str, name: str) -> bool:
+    return fold(name) in fold(text) or stem(name) in set(content(text))
+
+
+def _idf(memory: Memory, q: Question) -> dict[str, float]:
+    """Rarer words weigh more: log inverse document frequency over the searched turns."""
+    import math
+
+    db = memory.ledger.db
+    total = db.execute("SELECT count(*) FROM turns_fts").fetchone()[0] or 1
+    out = {}
+    for w in words(q.text):
+        if fold(w) in STOP or (w.isdigit() and False):
+            continue
+        s = stem(w)
+        if s in out:
+            continue
+        try:
+            n = db.execute(
+                "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?",
+                ('"' + fold(w).replace('"', "") + '"',),
+            ).fetchone()[0]
+        except Exception:
+            n = 0
+        out[s] = math.log(1 + total / (1 + n))
+    return out
+
+
+def _typed(q: Question, sentence: str, people: set[str]) -> float:
+    """1 when the sentence holds the kind of thing asked for, 0 when it cannot answer."""
+    asked = {fold(n) for n in q.names}
+    if q.wh == "who":
+        return 1.0 if _person_in(sentence, people, asked) else 0.0
+    if q.wh == "when":
+        return 1.0 if DATE_RE.search(sentence) else 0.0
+    if q.wh in ("how_many", "how_much"):
+        numbers = [n for n in _NUMBER.findall(sentence) if fold(n) not in asked]
+        spelled = [w for w in words(sentence) if fold(w) in _NUMBER_WORDS]
+        return 1.0 if numbers or spelled else 0.0
+    if q.wh == "why":
+        return 1.0 if set(content(sentence)) & _CAUSE else 0.6
+    if q.wh == "where":
+        caps = [w for w in words(sentence)[1:] if w[:1].isupper() and fold(w) not in asked]
+        return 1.0 if caps else 0.0
+    if q.wh in ("which", "what"):
+        specific = [
+            w
+            for w in words(sentence)[1:]
+            if (w[:1].isupper() or _CODE.fullmatch(w) or _NUMBER.fullmatch(w))
+            and fold(w) not in asked
+            and fold(w) not in STOP
+        ]
+        return 1.0 if specific or _CODE.search(sentence) else 0.5
+    return 0.7
+
+
+def _person_in(sentence: str, people: set[str], asked: set[str]) -> bool:
+    low = fold(sentence)
+    for p in people:
+        if fold(p) in low and fold(p) not in asked and not any(fold(p) in a for a in asked):
+            return True
+    ws = words(sentence)
+    for i, w in enumerate(ws):
+        if (
+            w in FIRST_NAMES
+            and fold(w) not in asked
+            and i + 1 < len(ws)
+            and ws[i + 1][:1].isupper()
+        ):
+            return True
+    return False
+
+
+def _people(memory: Memory, sessions) -> set[str]:
+    """Names of the people the room's graph knows (person entities)."""
+    try:
+        rows = memory.ledger.db.execute(
+            "SELECT DISTINCT subject FROM mentions WHERE subject_kind = 'person'"
+        ).fetchall()
+    except Exception:
+        return set()
+    return {r[0] for r in rows if r[0] and r[0] != "owner"}
+
+
+def _absolute(text: str, said: datetime | None) -> str:
+    """Relative dates made absolute: "due Friday" said on 2026-09-29 -> "due Friday
+    (2026-10-02)". ISO dates and dates with a year stay as written."""
+    if said is None:
+        return text
+
+    def repl(m: re.Match) -> str:
+        if m["iso"] or re.search(r"\d{4}", m.group(0)):
+            return m.group(0)
+        d = resolve(m, said)
+        return f"{m.group(0)} ({d.isoformat()})" if d else m.group(0)
+
+    return DATE_RE.sub(repl, text)
+
+
+# -- what memory does know ------------------------------------------------------------------
+
+
+def _known(memory: Memory, q: Question, room: str, now, sessions, forgotten) -> list[str]:
+    out: list[str] = []
+    for name in q.names:
+        try:
+            found = memory.about(name, room, now=now)
+        except Exception:
+            continue
+        for _, _, facts in found:
+            for f in sorted(facts, key=lambda f: (-f.confidence * f.fresh, f.id)):
+                if f.rel == "is" or f.status == "closed":
+                    continue
+                line = phrase(f)
+                if line not in out:
+                    out.append(line)
+    if q.personal:
+        who, _ = q.personal
+        for f in personal.from_turns(memory.ledger.db, sessions, who=who, forgotten=forgotten):
+            line = f.sentence()
+            if line not in out:
+                out.append(line)
+    return out[:MAX_KNOWN]
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+
+def _titles(memory: Memory, sessions: set) -> dict[str, str]:
+    ids = sorted(s for s in sessions if s)
+    if not ids:
+        return {}
+    rows = memory.ledger.db.execute(
+        f"SELECT id, title FROM sessions WHERE id IN ({', '.join('?' * len(ids))})", ids
+    ).fetchall()
+    return {sid: t for sid, t in rows if t}
+
+
+def _source(session, seq, role, quote, ts, titles, memory: Memory | None = None) -> AskSource:
+    if session is None:  # what the person told memory themselves
+        return AskSource(session=None, seq=None, role="you", name="what you told memory",
+                         quote=quote, ts=ts)
+    if not role and memory is not None:
+        turn = memory.ledger.turn(session, seq)
+        role = turn["role"] if turn else "assistant"
+    return AskSource(
+        session=session,
+        seq=seq,
+        role=role or "assistant",
+        name=titles.get(session) or f"session {session[:8]}",
+        quote=quote,
+        ts=ts,
+    )
+
+
+__all__ = ["ask", "room_sessions"]

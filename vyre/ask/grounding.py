@@ -1,0 +1,73 @@
+"""The grounding check: every name, number, date and path in an answer appears in what it
+cites, or the answer is not given.
+
+A date the answer gives absolutely ("2026-10-16") is grounded when a cited quote says a date
+phrase that means that day when said at the quote's time ("Friday the 16th", "next Friday").
+Words the answer frames the quote with ("Your wife is", "From earlier sessions") carry no
+claims: only capitalised words, numbers, dates and paths are checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, datetime
+
+from vyre.ask.question import STOP
+from vyre.extract.dates import DATE_RE, resolve
+from vyre.resolve import fold
+
+_ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*%?")
+_PATH = re.compile(r"[\w.-]*[/_.][\w./-]*\w")
+_CAPITAL = re.compile(r"\b[^\W\d_][\w'’&-]*")
+# Words an answer may add around what it quotes, capitalised at a sentence start.
+FRAME = frozenset(
+    "your you from earlier sessions here not sure yet what memory does know confidence "
+    "session said in on at the a an and is are was due".split()
+)
+
+
+def claims(answer: str) -> list[str]:
+    """The names, numbers, dates and paths an answer states."""
+    out: list[str] = []
+    out += _ISO.findall(answer)
+    rest = _ISO.sub(" ", answer)
+    out += [p for p in _PATH.findall(rest) if any(c.isalpha() for c in p)]
+    out += _NUMBER.findall(rest)
+    for m in _CAPITAL.finditer(rest):
+        word = re.sub(r"['’]s$", "", m.group(0)).strip("'’-&")
+        if word and word[0].isupper() and fold(word) not in STOP and fold(word) not in FRAME:
+            out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _dates_in(text: str, said: datetime | None) -> set[date]:
+    found = set()
+    for m in DATE_RE.finditer(text):
+        d = resolve(m, said)
+        if d:
+            found.add(d)
+    return found
+
+
+def ungrounded(answer: str, quotes: Iterable[tuple[str, datetime | None]]) -> list[str]:
+    """The claims of `answer` that no cited quote holds (empty: grounded)."""
+    quotes = list(quotes)
+    text = fold(" ".join(q for q, _ in quotes)).replace("’", "'")
+    dates: set[date] = set()
+    for q, ts in quotes:
+        dates |= _dates_in(q, ts)
+    missing = []
+    for claim in claims(answer):
+        c = fold(claim).replace("’", "'")
+        if _ISO.fullmatch(claim):
+            if date.fromisoformat(claim) in dates or c in text:
+                continue
+        elif re.search(r"(?<![\w])" + re.escape(c) + r"(?![\w])", text) or c in text:
+            continue
+        missing.append(claim)
+    return missing
+
+
+__all__ = ["claims", "ungrounded"]

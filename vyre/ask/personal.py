@@ -1,0 +1,405 @@
+"""Personal facts: what the person has said about their own life, in their own words.
+
+"my wife is Juno", "Tomas, my brother", "I live in Lisbon", "my physio is Dr. Osei at
+Lakeside Clinic", "my brother's birthday is 3 May": each becomes a `PersonalFact` with the
+turn that said it. A question such as "what's my wife's name?" is answered from them in
+milliseconds, with no model ("from what you have said").
+
+What must stay true:
+- Source trust (ARCHITECTURE.md "Who wrote a turn"): only turns with `by = 'person'` and
+  `kind = 'text'`, never sidechain turns, never the assistant, tool output or pasted text.
+  What the person tells memory themselves (`Memory.remember`) is a ledger row of its own,
+  the highest trust of all.
+- Facts are found when read, from the turns themselves (search narrows the turns to those
+  that say a relation word; the patterns below decide), so a correction, a forgotten turn or
+  a rewritten session takes effect at once and nothing here can go stale.
+- The latest statement wins ("I live in Lisbon", later "we moved to Porto": Porto).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+
+from vyre.extract.dates import DATE, DATE_RE, resolve
+from vyre.extract.lexicon import FIRST_NAMES
+from vyre.ledger.store import ts_value
+
+# The people (and animals) in someone's life that they name as "my X". A word list of
+# English, not of any world: relations people have, as they say them.
+FAMILY = (
+    "wife husband partner spouse fiancee fiancée fiance fiancé girlfriend boyfriend son daughter "
+    "child kid baby mother mom mum mam father dad brother sister sibling twin cousin aunt "
+    "auntie uncle niece nephew grandmother grandma granny gran nan nana grandfather grandpa "
+    "grandad granddad grandson granddaughter stepson stepdaughter stepmother stepmom stepmum "
+    "stepfather stepdad stepbrother stepsister mother-in-law father-in-law brother-in-law "
+    "sister-in-law son-in-law daughter-in-law godfather godmother godson goddaughter "
+    "godchild"
+).split()
+PETS = "dog cat puppy kitten pet horse rabbit bunny parrot hamster tortoise".split()
+HELPERS = (
+    "doctor gp dentist physio physiotherapist therapist counsellor counselor psychologist "
+    "psychiatrist optician optometrist surgeon midwife vet accountant lawyer solicitor "
+    "attorney landlord landlady plumber electrician mechanic hairdresser barber trainer coach "
+    "tutor boss manager mentor neighbour neighbor friend flatmate roommate housemate "
+    "babysitter nanny cleaner"
+).split()
+TWO_WORD = [
+    "best friend",
+    "personal trainer",
+    "financial adviser",
+    "financial advisor",
+    "estate agent",
+    "letting agent",
+    "family doctor",
+]
+RELATIONS = frozenset(FAMILY + PETS + HELPERS + TWO_WORD)
+_PLURAL = {"kids": "kid", "children": "child", "sons": "son", "daughters": "daughter"}
+
+_REL = "|".join(sorted((re.escape(r) for r in RELATIONS | set(_PLURAL)), key=len, reverse=True))
+_HONORIFIC = r"(?:Dr|Mr|Mrs|Ms|Miss|Prof|Dr\.|Mr\.|Mrs\.|Ms\.|Prof\.)"
+# A name as people write it: capitalised words, an honorific first; a lowercase given name
+# passes only when it is a known given name ("my wife is juno").
+_CAP = r"[^\W\d_][\w'’-]*"
+_NAME = rf"(?:{_HONORIFIC}\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,2}}"
+_ORG = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,4}}"
+_PLACE = rf"{_CAP}(?:[\s-]+{_CAP}){{0,2}}"
+
+# Words that end a name run, or are never names themselves.
+_NOT_NAME = frozenset(
+    """a an the and or but so at in on of for to with from by is was are were be been being
+    he she they it we you i me my our your his her their this that these those there here
+    who what when where why how which also too very really just still now then today
+    tomorrow yesterday said says told tells called named asked wants wanted thinks will would
+    can could should might must has have had not no yes ok okay please thanks thank hi hey
+    sick ill away home busy out back here late early fine well good great happy tired""".split()
+)
+_MONTHS_DAYS = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+
+_P_IS = re.compile(
+    rf"\bmy\s+(?P<who>{_REL})(?P<named>['’]s\s+name)?\s+(?:is|'s|’s|was)\s+"
+    rf"(?P<called>(?:called|named)\s+)?(?P<name>{_NAME})",
+    re.I,
+)
+_P_APPOS = re.compile(rf"\bmy\s+(?P<who>{_REL}),?\s+(?P<name>{_NAME})", re.I)
+_P_CALLED = re.compile(
+    rf"\bmy\s+(?P<who>{_REL})(?:\s+is|['’]s)?\s+(?:called|named)\s+(?P<name>{_NAME})", re.I
+)
+_P_BACK = re.compile(
+    rf"(?P<name>{_NAME}),?\s+(?:\(\s*)?(?:is\s+|who\s+is\s+|who's\s+)?my\s+(?P<who>{_REL})\b",
+    re.I,
+)
+_P_BIRTHDAY = re.compile(
+    rf"\bmy\s+(?:(?P<who>{_REL})['’]s\s+)?birthday\s+(?:is\s+|'s\s+|’s\s+|was\s+|falls\s+)?"
+    rf"(?:on\s+)?(?:the\s+)?(?P<date>{DATE})",
+    re.I,
+)
+_P_LIVE = re.compile(
+    rf"\b(?:(?P<i>i|we)\s+(?:live|am\s+living|'m\s+living|’m\s+living|am\s+based|'m\s+based|"
+    rf"’m\s+based|are\s+based|moved|have\s+moved|'ve\s+moved|’ve\s+moved|just\s+moved|"
+    rf"relocated)|my\s+(?P<who>{_REL})\s+(?:lives|is\s+based|moved|has\s+moved))\s+"
+    rf"(?:in|to)\s+(?P<place>{_PLACE})",
+    re.I,
+)
+_P_FROM = re.compile(rf"\b(?:i\s+am|i['’]m)\s+(?:originally\s+)?from\s+(?P<place>{_PLACE})", re.I)
+_P_WORKS = re.compile(
+    rf"\b(?:(?P<i>i)|my\s+(?P<who>{_REL}))\s+(?:works|work|is\s+working|am\s+working|"
+    rf"'m\s+working)\s+(?:at|for)\s+(?P<org>{_ORG})",
+    re.I,
+)
+_AT = re.compile(rf"\s*,?\s*(?:at|from|of)\s+(?:the\s+)?(?P<org>{_ORG})")
+
+
+@dataclass(frozen=True, slots=True)
+class PersonalFact:
+    """One thing the person said about their life.
+
+    `who` is the relation ("wife", "brother") or "" for the person themself; `attr` is what
+    is said of them: name, birthday, lives_in, from, works_at."""
+
+    who: str
+    attr: str
+    value: str
+    session: str | None
+    seq: int | None
+    quote: str
+    ts: datetime | None
+    rule: str
+    at: str | None = None  # "Dr. Osei at Lakeside Clinic": where they are
+    remembered: int | None = None  # a row the person wrote with `remember`
+
+    def sentence(self) -> str:
+        return sentence(self.who, self.attr, self.value, self.at)
+
+
+def sentence(who: str, attr: str, value: str, at: str | None = None) -> str:
+    """The fact told back to the person: "Your wife is Juno", "You live in Lisbon"."""
+    owner = f"Your {who}" if who else "You"
+    if attr == "name":
+        return f"{owner} is {value}" + (f" at {at}" if at else "")
+    if attr == "birthday":
+        return f"{owner}r birthday is {value}" if not who else f"Your {who}'s birthday is {value}"
+    if attr == "lives_in":
+        return f"{owner} {'live' if not who else 'lives'} in {value}"
+    if attr == "from":
+        return f"{owner} {'are' if not who else 'is'} from {value}"
+    if attr == "works_at":
+        return f"{owner} {'work' if not who else 'works'} at {value}"
+    return f"{owner}: {value}"
+
+
+# -- finding facts in a turn ------------------------------------------------------------------
+
+
+def _name(raw: str, text_is_lower: bool) -> str | None:
+    """The name in a matched run, cut at the first word that is not part of a name."""
+    words = raw.split()
+    out: list[str] = []
+    for i, w in enumerate(words):
+        bare = w.strip("'’.,").removesuffix("'s").removesuffix("’s")
+        low = bare.casefold()
+        if i == 0 and re.fullmatch(_HONORIFIC + r"\.?", w, re.I):
+            out.append(w)
+            continue
+        if not bare or low in _NOT_NAME or low in _MONTHS_DAYS or low in RELATIONS:
+            break
+        if bare[0].isupper():
+            out.append(bare)
+        elif text_is_lower or not out:
+            # lowercase writers: a known given name, title-cased ("juno" -> "Juno")
+            if bare.title() in FIRST_NAMES and (not out or text_is_lower):
+                out.append(bare.title())
+            else:
+                break
+        else:
+            break
+        if w.endswith((",", "'s", "’s")):
+            break
+    if not out or (len(out) == 1 and re.fullmatch(_HONORIFIC + r"\.?", out[0], re.I)):
+        return None
+    return " ".join(out)
+
+
+def _place(raw: str) -> str | None:
+    words = []
+    for w in re.split(r"\s+", raw):
+        bare = w.strip(".,;:!?")
+        if not bare or bare.casefold() in _NOT_NAME or not bare[0].isupper():
+            break
+        words.append(bare)
+        if w != bare:
+            break
+    return " ".join(words) or None
+
+
+def _rel(word: str) -> str:
+    word = word.casefold()
+    return _PLURAL.get(word, word)
+
+
+def _quote(text: str, start: int, end: int) -> str:
+    """The sentence around a match, as written (grounding checks quotes against turns)."""
+    left = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
+    rights = [i for i in (text.find(c, end) for c in ".!?\n") if i != -1]
+    right = min(rights) + 1 if rights else len(text)
+    return text[left:right].strip()
+
+
+def facts_in(text: str) -> list[tuple[str, str, str, str | None, str, int, int]]:
+    """(who, attr, value, at, rule, start, end) for each personal fact the text states."""
+    lower = text == text.lower()
+    out: list[tuple[str, str, str, str | None, str, int, int]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(who, attr, value, at, rule, m):
+        if value and not any(s <= m.start() < e for s, e in taken):
+            out.append((who, attr, value, at, rule, m.start(), m.end()))
+            taken.append((m.start(), m.end()))
+
+    for m in _P_BIRTHDAY.finditer(text):
+        add(_rel(m["who"] or ""), "birthday", m["date"].strip(), None, "personal.birthday", m)
+    for rule, pattern in (
+        ("personal.called", _P_CALLED),
+        ("personal.is", _P_IS),
+        ("personal.appositive", _P_APPOS),
+    ):
+        for m in pattern.finditer(text):
+            name = _name(m["name"], lower or bool(m.groupdict().get("called")))
+            if not name:
+                continue
+            at = _AT.match(text, _end_of(text, m.start("name"), name))
+            place = _place(at["org"]) if at else None
+            add(_rel(m["who"]), "name", name, place, rule, m)
+    for m in _P_BACK.finditer(text):
+        name = _name(_tail_name(m["name"]), lower)
+        if name:
+            add(_rel(m["who"]), "name", name, None, "personal.named_back", m)
+    for m in _P_LIVE.finditer(text):
+        place = _place(m["place"])
+        if place:
+            add(_rel(m["who"] or ""), "lives_in", place, None, "personal.lives", m)
+    for m in _P_FROM.finditer(text):
+        place = _place(m["place"])
+        if place:
+            add("", "from", place, None, "personal.from", m)
+    for m in _P_WORKS.finditer(text):
+        org = _place(m["org"].replace("&", "& "))
+        if org:
+            add(_rel(m["who"] or ""), "works_at", org, None, "personal.works", m)
+    return out
+
+
+def _end_of(text: str, start: int, name: str) -> int:
+    """Where the kept name ends in the text (names may have been title-cased)."""
+    last = name.split()[-1].casefold()
+    idx = text.casefold().find(last, start)
+    return idx + len(last) if idx >= 0 else start
+
+
+def _tail_name(raw: str) -> str:
+    """In "then Tomas, my brother": the run is "then Tomas"; keep its last capitalised words."""
+    words = raw.split()
+    keep: list[str] = []
+    for w in reversed(words):
+        bare = w.strip(",")
+        if bare.casefold() in _NOT_NAME or not (bare[:1].isupper() or bare.title() in FIRST_NAMES):
+            break
+        keep.insert(0, bare)
+    return " ".join(keep)
+
+
+# -- reading them from the ledger -----------------------------------------------------------
+
+PERSON_TURNS = "t.by = 'person' AND t.kind = 'text' AND t.sidechain = 0"
+_LIVE_WORDS = ("live", "lives", "living", "moved", "based", "relocated", "from")
+_WORK_WORDS = ("works", "work", "working")
+
+
+def _match_words(who: str | None, attr: str | None) -> list[str]:
+    """The words a turn must hold to be worth reading for (who, attr); None: any relation."""
+    if attr == "lives_in" or attr == "from":
+        return list(_LIVE_WORDS)
+    if attr == "works_at":
+        return list(_WORK_WORDS)
+    if attr == "birthday":
+        return ["birthday"]
+    if who:
+        first = who.split()[0]
+        return [first] + [p for p, s in _PLURAL.items() if s == who]
+    return sorted({r.split()[0] for r in RELATIONS} | set(_PLURAL) | {"birthday"}) + list(
+        _LIVE_WORDS + _WORK_WORDS
+    )
+
+
+def _fts_query(words: Iterable[str]) -> str:
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+
+
+def from_turns(
+    db: sqlite3.Connection,
+    sessions: frozenset[str] | None,
+    *,
+    who: str | None = None,
+    attr: str | None = None,
+    forgotten: frozenset[tuple[str, int]] = frozenset(),
+) -> list[PersonalFact]:
+    """Personal facts said in these sessions' person turns (None: every session)."""
+    query = _fts_query(_match_words(who, attr))
+    rows = db.execute(
+        "SELECT t.session, t.seq, t.ts, t.text FROM turns_fts f JOIN turns t ON t.id = f.rowid "
+        f"WHERE turns_fts MATCH ? AND {PERSON_TURNS} ORDER BY t.ts, t.session, t.seq",
+        (query,),
+    ).fetchall()
+    out = []
+    for session, seq, ts, text in rows:
+        if (sessions is not None and session not in sessions) or (session, seq) in forgotten:
+            continue
+        when = ts_value(ts)
+        for f_who, f_attr, value, at, rule, start, end in facts_in(text):
+            if (who is not None and f_who != who) or (attr is not None and f_attr != attr):
+                continue
+            if f_attr == "birthday":
+                value = _day(value, when)
+            out.append(
+                PersonalFact(
+                    f_who, f_attr, value, session, seq, _quote(text, start, end), when, rule, at
+                )
+            )
+    return out
+
+
+def _day(phrase: str, said: datetime | None) -> str:
+    """A birthday as the day it is ("3 May"): years and weekdays are not part of it."""
+    m = DATE_RE.search(phrase)
+    if not m:
+        return phrase
+    # only the day and month matter: any reference time will do when none is known
+    day: date | None = resolve(m, said or datetime(2000, 1, 1))
+    if m["iso"] and day:
+        return f"{day.day} {day:%B}"
+    return f"{day.day} {day:%B}" if day and (m["md"] or m["dm"]) else phrase
+
+
+def remembered(db: sqlite3.Connection) -> list[PersonalFact]:
+    """What the person told memory themselves, newest last."""
+    rows = db.execute(
+        "SELECT id, who, attr, value, at, text, created FROM remembered "
+        "WHERE undone IS NULL ORDER BY created, id"
+    ).fetchall()
+    return [
+        PersonalFact(who, attr, value, None, None, text, ts_value(created), "remembered", at, rid)
+        for rid, who, attr, value, at, text, created in rows
+    ]
+
+
+def best(facts: Iterable[PersonalFact]) -> dict[tuple[str, str], list[PersonalFact]]:
+    """Facts grouped by (who, attr), the one to answer with first: what the person told
+    memory outranks what they said in a session; otherwise the latest statement wins."""
+    groups: dict[tuple[str, str], list[PersonalFact]] = {}
+    for f in facts:
+        groups.setdefault((f.who, f.attr), []).append(f)
+    for key, items in groups.items():
+        items.sort(
+            key=lambda f: (
+                f.remembered is not None,
+                f.ts or datetime.min,
+                f.session or "",
+                f.seq or 0,
+            ),
+            reverse=True,
+        )
+        groups[key] = items
+    return groups
+
+
+def parse_told(text: str) -> PersonalFact:
+    """What the person tells memory ("my wife is Juno"), as a fact, or ValueError."""
+    found = facts_in(text)
+    if not found:
+        raise ValueError(
+            "say it as you would to a friend: 'my wife is Juno', 'I live in Lisbon', "
+            "'my brother's birthday is 3 May'"
+        )
+    who, attr, value, at, _rule, _, _ = found[0]
+    if attr == "birthday":
+        value = _day(value, None)
+    fact = PersonalFact(who, attr, value, None, None, text.strip(), None, "remembered", at)
+    return replace(fact)
+
+
+__all__ = [
+    "RELATIONS",
+    "PersonalFact",
+    "best",
+    "facts_in",
+    "from_turns",
+    "parse_told",
+    "remembered",
+    "sentence",
+]

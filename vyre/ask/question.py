@@ -1,0 +1,182 @@
+"""What a question asks: its kind, the words that must be answered, the names it gives.
+
+Nothing here knows any world: question words, English stop words, a stemmer (Snowball, via
+PyStemmer) and the relation words of `personal`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass
+
+import Stemmer
+
+from vyre.ask.personal import RELATIONS
+from vyre.resolve import fold
+
+_STEMMER = Stemmer.Stemmer("english")
+
+# Words that carry no content in a question: function words, question words, and the verbs
+# questions are built with.
+STOP = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't could couldn't did didn't do does doesn't
+    doing don't down during each few for from further had hadn't has hasn't have haven't having
+    he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm
+    i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor not
+    of off on once only or other ought our ours ourselves out over own same shan't she she'd
+    she'll she's should shouldn't so some such than that that's the their theirs them
+    themselves then there there's these they they'd they'll they're they've this those through
+    to too under until up very was wasn't we we'd we'll we're we've were weren't what what's
+    when when's where where's which while who who's whom why why's with won't would wouldn't
+    you you'd you'll you're you've your yours yourself yourselves
+    whats whos wheres whens hows s t d ll re ve m
+    remind tell know remember recall again please exactly actually
+    according say said says thing things one ones
+    much many""".split()
+)
+
+_WORD = re.compile(r"[\w][\w.'’/@+-]*[\w]|[\w]")
+_CODE = re.compile(r"[A-Za-z0-9]+(?:[_./:-][A-Za-z0-9]+)+|[A-Z][A-Z0-9_]{2,}|\w+_\w+")
+
+KINDS = ("person", "who", "date", "decision", "file", "config", "bug", "personal", "count", "place")
+_CONFIG = {"config", "schema", "env", "variable", "setting", "host", "port", "url", "target"}
+_FILE = {"file", "model", "path", "folder", "module", "script", "table", "staging"}
+_BUG = {"caus", "fail", "broke", "break", "bug", "error", "wrong", "duplic", "doubl", "crash"}
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return _STEMMER.stemWord(word.casefold().strip("'’.-"))
+
+
+def words(text: str) -> list[str]:
+    """Words as written, possessives dropped ("Tidewater's" -> "Tidewater")."""
+    return [re.sub(r"['’]s$", "", w) for w in _WORD.findall(text)]
+
+
+def content(text: str) -> list[str]:
+    """Stems of the content words of a text, in order."""
+    return [stem(w) for w in words(text) if w.casefold() not in STOP and not w.isdigit()]
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    key: str  # folded, for "the same question again"
+    wh: str  # who | when | where | which | what | why | how_many | how_much | yesno | other
+    kind: str  # one of KINDS, for reports and corrections by kind
+    terms: tuple[str, ...]  # content stems, in order, unique
+    names: tuple[str, ...]  # names and code words as written ("Tidewater", "stg_x")
+    personal: tuple[str, str] | None  # (who, attr) when it asks a personal fact
+
+    @property
+    def digest(self) -> str:
+        return hashlib.blake2b(self.key.encode(), digest_size=8).hexdigest()
+
+
+def key(text: str) -> str:
+    return " ".join(words(fold(text)))
+
+
+def parse(text: str) -> Question:
+    low = fold(text)
+    first = low.split()[0] if low.split() else ""
+    if re.search(r"\bhow\s+many\b", low):
+        wh = "how_many"
+    elif re.search(r"\bhow\s+(?:much|long|big|often|far)\b", low):
+        wh = "how_much"
+    elif first in ("who", "whom", "whose", "who's") or re.search(r"\bwho\b", low):
+        wh = "who"
+    elif first in ("when", "when's") or re.search(r"\bwhat\s+(?:date|day|time)\b", low):
+        wh = "when"
+    elif first in ("where", "where's") or re.search(r"\bwhere\b", low):
+        wh = "where"
+    elif first in ("why",) or re.search(r"\bwhy\b|\bwhat\s+caused\b|\bcause\b", low):
+        wh = "why"
+    elif first in ("which",) or re.search(r"\bwhich\b", low):
+        wh = "which"
+    elif first in ("what", "what's", "whats"):
+        wh = "what"
+    elif first in ("is", "are", "was", "were", "do", "does", "did", "has", "have", "can"):
+        wh = "yesno"
+    else:
+        wh = "other"
+    raw = words(text)
+    terms = tuple(dict.fromkeys(content(text)))
+    names = tuple(dict.fromkeys(_names(text, raw)))
+    personal = _personal(low, wh)
+    return Question(text, key(text), wh, _kind(wh, terms, personal), terms, names, personal)
+
+
+def _names(text: str, raw: list[str]) -> list[str]:
+    out = []
+    for i, w in enumerate(raw):
+        if _CODE.fullmatch(w) or (w[:1].isupper() and (i > 0 or w.casefold() not in STOP)):
+            if w.casefold() in STOP or w == "I":
+                continue
+            out.append(w)
+    return out
+
+
+_REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+_MY_REL = re.compile(rf"\bmy\s+({_REL})\b")
+
+
+def _personal(low: str, wh: str) -> tuple[str, str] | None:
+    """(who, attr) for a question about the person's own life, else None."""
+    m = _MY_REL.search(low)
+    who = m.group(1) if m else ""
+    if re.search(r"\bbirthday\b", low) and (m or re.search(r"\bmy\s+birthday\b", low)):
+        return who, "birthday"
+    if re.search(r"\b(?:live|lives|living|based)\b", low) and (
+        m or re.search(r"\b(?:i|we)\b", low)
+    ):
+        return who, "lives_in"
+    if re.search(r"\bwhere\b.*\bfrom\b", low) and (m or re.search(r"\b(?:i|am)\b", low)):
+        return who, "from"
+    if m and re.search(r"\bwork(?:s)?\s+(?:at|for)?\b|\bemploy", low) and wh in ("where", "who"):
+        return who, "works_at"
+    if (
+        m
+        and wh in ("who", "what", "other", "which")
+        and not re.search(r"\b(?:birthday|address|email|phone|number|job|title|role)\b", low)
+    ):
+        return who, "name"
+    return None
+
+
+def _kind(wh: str, terms: tuple[str, ...], personal) -> str:
+    if personal:
+        return "personal"
+    t = set(terms)
+    if wh in ("how_many", "how_much"):
+        return "count"
+    if wh == "when":
+        return "date"
+    if wh == "where":
+        return "place"
+    if wh == "why" or t & _BUG:
+        return "bug"
+    if t & DECISION:
+        return "decision"
+    if t & {stem(w) for w in _CONFIG}:
+        return "config"
+    if t & {stem(w) for w in _FILE}:
+        return "file"
+    if wh == "who":
+        return "who"
+    return "person" if wh in ("what", "which") else "who"
+
+
+DECISION = frozenset(
+    stem(w)
+    for w in (
+        "choose chose chosen pick picked decide decided decision settle settled agree agreed "
+        "opt opted select selected alternative instead"
+    ).split()
+)
+
+__all__ = ["KINDS", "STOP", "Question", "content", "key", "parse", "stem", "words"]

@@ -1,0 +1,62 @@
+"""The reply of `memory.ask`, the same on every surface (the seed's contract).
+
+{id, answer, answer_id, confidence, abstained, known[], sources[{session, seq, role, name,
+quote, ts}], via: fact|retrieval|corrected|null, latency_ms, limited?, message?}
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ABSTAIN = "Not sure yet."
+KNOWN_HEAD = "What memory does know:"
+STAGES = ("understanding", "searching", "reading", "checking")
+
+
+class AskSource(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    session: str | None  # None: the person's own correction or what they told memory
+    seq: int | None
+    role: str  # user | assistant | you (a correction or a remembered fact)
+    name: str  # the session's title, or "your correction"
+    quote: str
+    ts: datetime | None
+
+
+class AskReply(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str | None = None
+    answer: str
+    answer_id: str
+    confidence: float
+    abstained: bool
+    known: list[str] = []
+    sources: list[AskSource] = []
+    via: Literal["fact", "retrieval", "corrected"] | None = None
+    latency_ms: float = 0.0
+    kind: str = ""
+    limited: bool | None = None
+    message: str | None = None
+
+    def meta_line(self) -> str:
+        """'confidence 0.8 · from 2 sessions' (or 'from what you have said')."""
+        if self.abstained:
+            return ""
+        if self.via == "corrected":
+            return "you corrected this"
+        sessions = {s.session for s in self.sources if s.session}
+        if self.via == "fact" and self.kind == "personal":
+            where = "from what you have said"
+        elif sessions:
+            where = f"from {len(sessions)} session{'s' if len(sessions) != 1 else ''}"
+        else:
+            where = "from what you have said"
+        return f"confidence {self.confidence:.2g} · {where}"
+
+
+__all__ = ["ABSTAIN", "KNOWN_HEAD", "STAGES", "AskReply", "AskSource"]
