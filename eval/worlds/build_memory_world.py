@@ -1633,7 +1633,9 @@ def build(out: Path) -> dict:
             _dump_jsonl(folder / s.id / "subagents" / f"agent-{agent_id}.jsonl", sub)
         counts[s.key] = len(lines)
     _dump_json(out / "world.json", world())
-    _dump_json(out / "gold.json", gold())
+    from ask_memory_world import ask_section  # its own module: checked against the sessions
+
+    _dump_json(out / "gold.json", {**gold(), "ask": ask_section()})
     return counts
 
 

@@ -47,6 +47,7 @@ from vyre.resolve import fold
 if TYPE_CHECKING:
     from vyre.api import Memory
 
+DEBUG = False
 ANSWER_FLOOR = 0.5  # under this, a candidate answer is not given
 PASSAGES = 12  # turns read per question
 MAX_KNOWN = 3
@@ -297,6 +298,7 @@ _REL_WORDS = {
     "has_address": {stem(w) for w in "email address mail contact".split()},
     "repo_for": {stem(w) for w in "repo repository github".split()},
     "deadline": {stem(w) for w in "due deadline launch ship ships go-live live".split()},
+    "client_of": {stem(w) for w in "client clients customer".split()},
 }
 
 
@@ -309,9 +311,13 @@ def _facts(memory: Memory, q: Question, room: str, now: datetime, forgotten) -> 
         return []
     facts = [f for f in facts if f.rel != "is" and f.status != "closed" and f.sources]
     terms = set(q.terms)
+    employer: dict[str, set[str]] = {}
+    for f in facts:
+        if f.rel == "works_at":  # "the office manager at Harlow Legal": title and employer
+            employer.setdefault(f.subject, set()).update(content(f.object))
     out = []
     for f in facts:
-        score = _fact_fit(f, q, terms)
+        score = _fact_fit(f, q, terms, employer.get(f.subject, set()))
         if score <= 0:
             continue
         sources = [s for s in f.sources if (s.session, s.seq) not in forgotten]
@@ -327,7 +333,7 @@ def _facts(memory: Memory, q: Question, room: str, now: datetime, forgotten) -> 
     return out
 
 
-def _fact_fit(f: Fact, q: Question, terms: set[str]) -> float:
+def _fact_fit(f: Fact, q: Question, terms: set[str], employer: set[str]) -> float:
     """How exactly a fact answers the question: every content word of the question must be
     a word of the fact (or the relation's own words), and the fact must hold the kind of
     thing asked for. 0 when it does not answer it."""
@@ -335,6 +341,8 @@ def _fact_fit(f: Fact, q: Question, terms: set[str]) -> float:
     obj = set(content(f.object))
     rel_words = _REL_WORDS.get(f.rel, set())
     fact_words = subject | obj | rel_words
+    if f.rel in ("has_title", "has_address"):
+        fact_words |= employer
     missing = terms - fact_words
     if missing:
         return 0.0
@@ -355,6 +363,8 @@ def _fact_fit(f: Fact, q: Question, terms: set[str]) -> float:
         return 0.9 if subject <= terms | rel_words else 0.8
     if f.rel == "repo_for" and terms & rel_words:
         return 0.85
+    if f.rel == "client_of" and q.wh in ("who", "which", "what") and terms & rel_words:
+        return 0.85
     return 0.0
 
 
@@ -366,11 +376,12 @@ def _fact_sentence(f: Fact) -> str:
 
 # -- 4. passages --------------------------------------------------------------------------------
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?=\s|$)|$)|[^\n]+", re.M)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9])|\n+")
 _NUMBER = re.compile(r"(?<![\w.-])(\d+(?:[.,]\d+)?%?)(?![\w])")
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve twenty dozen".split()
 )
+_HEADER = re.compile(r"\s*(?:subject|from|to|cc|bcc|date|sent|re|fwd?)\s*:", re.I)
 _CAUSE = {stem(w) for w in "because caus since due so root turned meant reason".split()}
 _CODE = re.compile(r"`[^`]+`|\b[\w]+(?:[_./:-][\w]+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
 
@@ -400,26 +411,55 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
     idf = _idf(memory, q)
     total = sum(idf.values()) or 1.0
     best: list[tuple[float, str, _Turn, str]] = []
-    for rank, t in enumerate(turns):
-        window = _window(memory, t)
-        window_stems = set(content(window))
+    asked = set(q.terms)
+    named = {s for n in q.names for s in content(n)}
+    seen: set[tuple[str, int]] = set()
+    for rank, hit in enumerate(turns):
+        around = _around(memory, hit)
+        window = "\n".join(t.text for t in around)
+        window_stems = set(content(window)) | _pattern_words(window)
         names_ok = all(_has_name(window, n) for n in q.names if not _generic(n))
         if not names_ok:
             continue
-        for sentence in _split(t.text):
-            stems = set(content(sentence))
-            cover = sum(w for s, w in idf.items() if s in stems) / total
-            wide = sum(w for s, w in idf.items() if s in stems | window_stems) / total
-            typed = _typed(q, sentence, people)
-            if typed == 0.0:
+        if q.head and q.head[-1] not in window_stems:
+            continue  # "which Snowflake region": no region said here
+        prompt_cover = 0.0  # how well the person's prompt before a reply asks this question
+        for t in around:
+            if t.role == "user":
+                stems_t = set(content(t.text))
+                prompt_cover = sum(w for s, w in idf.items() if s in stems_t) / total
+            if (t.session, t.seq) in seen:
                 continue
-            score = 0.55 * cover + 0.3 * wide + 0.15 * typed - 0.02 * rank
-            if wide < 0.99 and len(q.terms) > 1:
-                score -= 0.25 * (1 - wide)
-            best.append((score, f"{t.session}:{t.seq:06d}", t, sentence))
+            seen.add((t.session, t.seq))
+            near = 0.0 if (t.session, t.seq) == (hit.session, hit.seq) else 0.05
+            for sentence in _split(t.text):
+                if sentence.rstrip().endswith("?") or _HEADER.match(sentence):
+                    continue  # a question is not an answer, nor an email's header line
+                stems = set(content(sentence)) | _pattern_words(sentence)
+                if q.wh not in ("yesno", "other") and not (stems - asked - {"name"}):
+                    continue  # says nothing the question does not already say
+                typed = _typed(q, sentence, people)
+                if q.wh == "why" and t.role == "user" and typed < 1.0:
+                    continue  # the person telling the symptom is not the cause
+                if typed == 0.0:
+                    continue
+                if q.wh == "who" and not all(s in stems for s in q.terms if s not in named):
+                    continue  # "who is the chief data officer": the title said of someone
+                cover = sum(w for s, w in idf.items() if s in stems) / total
+                wide = sum(w for s, w in idf.items() if s in stems | window_stems) / total
+                weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
+                score = (0.7 - weight) * cover + 0.3 * wide + weight * typed - 0.02 * rank - near
+                if q.wh == "why" and t.role == "assistant":
+                    score += 0.15 * prompt_cover  # the reply to the prompt that asked it
+                if wide < 0.99 and len(q.terms) > 1:
+                    score -= 0.25 * (1 - wide)
+                best.append((score, f"{t.session}:{t.seq:06d}", t, sentence))
     if not best:
         return []
     best.sort(key=lambda b: (-b[0], b[1], b[3]))
+    if DEBUG:
+        for b in best[:6]:
+            print(round(b[0], 3), b[1][:12], b[3][:90])
     score, _, t, sentence = best[0]
     titles = _titles(memory, {t.session})
     text = _absolute(sentence.strip(" -*#>\t"), t.ts)
@@ -439,18 +479,64 @@ def _reader_passages(memory, q, sessions, forgotten) -> list[dict]:
     ]
 
 
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|Jr|Sr|vs|etc|approx|e\.g|i\.e|cf|No|Co|Inc|Ltd)\.|"
+    r"\b[A-Z]\.)$"
+)
+
+
 def _split(text: str) -> list[str]:
-    return [m.group(0) for m in _SENTENCE.finditer(text) if len(m.group(0).strip()) > 3]
+    """Sentences as written: an address or a file name's dots do not end one, nor "Dr."."""
+    out: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if out and _ABBREVIATION.search(out[-1]) and not out[-1].endswith("\n"):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return [p for p in out if len(p.strip()) > 3]
 
 
-def _window(memory: Memory, t: _Turn) -> str:
-    """The turn with its neighbours: the question a reply answers, the reply to a question."""
-    rows = memory.ledger.db.execute(
-        "SELECT text FROM turns WHERE session = ? AND seq BETWEEN ? AND ? "
-        "AND by IN ('person', 'agent') AND kind = 'text' ORDER BY seq",
-        (t.session, t.seq - 3, t.seq + 3),
+def _around(memory: Memory, t: _Turn) -> list[_Turn]:
+    """The turn with its neighbours in its session: the prompt a reply answers, the replies
+    to a prompt (what was said by the person or the assistant, outside sidechains; tool
+    lines in between do not count)."""
+    said = "by IN ('person', 'agent') AND kind = 'text' AND sidechain = 0"
+    db = memory.ledger.db
+    before = db.execute(
+        f"SELECT seq, role, ts, text FROM turns WHERE session = ? AND seq < ? AND {said} "
+        "ORDER BY seq DESC LIMIT 3",
+        (t.session, t.seq),
     ).fetchall()
-    return "\n".join(r[0] for r in rows)
+    after = db.execute(
+        f"SELECT seq, role, ts, text FROM turns WHERE session = ? AND seq >= ? AND {said} "
+        "ORDER BY seq LIMIT 4",
+        (t.session, t.seq),
+    ).fetchall()
+    rows = [*reversed(before), *after]
+    out = [_Turn(t.session, seq, role, ts_value(ts), text, t.score) for seq, role, ts, text in rows]
+    return out or [t]
+
+
+# Words of a question that a kind of token answers: an address answers "email", a file
+# path answers "file", an UPPER_CASE name answers "variable".
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_FILEPATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:[a-z]{1,5})\b")
+_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+_TYPE_WORDS = (
+    (_EMAIL, "email address mail contact"),
+    (_FILEPATH, "file path folder script module"),
+    (_CONSTANT, "variable env environment setting config key"),
+    (DATE_RE, "date day deadline due"),
+)
+_PATTERN_STEMS = [(rx, frozenset(stem(w) for w in ws.split())) for rx, ws in _TYPE_WORDS]
+
+
+def _pattern_words(text: str) -> set[str]:
+    out: set[str] = set()
+    for rx, stems in _PATTERN_STEMS:
+        if rx.search(text):
+            out |= stems
+    return out
 
 
 def _generic(name: str) -> bool:
@@ -485,11 +571,15 @@ def _idf(memory: Memory, q: Question) -> dict[str, float]:
     return out
 
 
-def _typed(q: Question, sentence: str, people: set[str]) -> float:
+def _typed(q: Question, sentence: str, people: dict[str, str]) -> float:
     """1 when the sentence holds the kind of thing asked for, 0 when it cannot answer."""
     asked = {fold(n) for n in q.names}
     if q.wh == "who":
-        return 1.0 if _person_in(sentence, people, asked) else 0.0
+        return (
+            1.0
+            if _person_in(sentence, people, asked, orgs=bool(set(q.terms) & _ORG_ASKED))
+            else 0.0
+        )
     if q.wh == "when":
         return 1.0 if DATE_RE.search(sentence) else 0.0
     if q.wh in ("how_many", "how_much"):
@@ -497,25 +587,33 @@ def _typed(q: Question, sentence: str, people: set[str]) -> float:
         spelled = [w for w in words(sentence) if fold(w) in _NUMBER_WORDS]
         return 1.0 if numbers or spelled else 0.0
     if q.wh == "why":
-        return 1.0 if set(content(sentence)) & _CAUSE else 0.6
+        return 1.0 if set(content(sentence)) & _CAUSE else 0.3
     if q.wh == "where":
         caps = [w for w in words(sentence)[1:] if w[:1].isupper() and fold(w) not in asked]
-        return 1.0 if caps else 0.0
+        return 1.0 if caps else 0.6
     if q.wh in ("which", "what"):
+        dated = {fold(x) for m in DATE_RE.finditer(sentence) for x in m.group(0).split()}
         specific = [
             w
             for w in words(sentence)[1:]
             if (w[:1].isupper() or _CODE.fullmatch(w) or _NUMBER.fullmatch(w))
             and fold(w) not in asked
             and fold(w) not in STOP
+            and fold(w) not in dated
         ]
         return 1.0 if specific or _CODE.search(sentence) else 0.5
     return 0.7
 
 
-def _person_in(sentence: str, people: set[str], asked: set[str]) -> bool:
+# "who is our new client?": an organisation answers a who-question about these.
+_ORG_ASKED = {stem(w) for w in "client customer company firm agency supplier vendor org".split()}
+
+
+def _person_in(sentence: str, people: dict[str, str], asked: set[str], *, orgs: bool) -> bool:
     low = fold(sentence)
-    for p in people:
+    for p, kind in people.items():
+        if kind == "org" and not orgs:
+            continue
         if fold(p) in low and fold(p) not in asked and not any(fold(p) in a for a in asked):
             return True
     ws = words(sentence)
@@ -530,15 +628,13 @@ def _person_in(sentence: str, people: set[str], asked: set[str]) -> bool:
     return False
 
 
-def _people(memory: Memory, sessions) -> set[str]:
-    """Names of the people the room's graph knows (person entities)."""
-    try:
-        rows = memory.ledger.db.execute(
-            "SELECT DISTINCT subject FROM mentions WHERE subject_kind = 'person'"
-        ).fetchall()
-    except Exception:
-        return set()
-    return {r[0] for r in rows if r[0] and r[0] != "owner"}
+def _people(memory: Memory, sessions) -> dict[str, str]:
+    """Names of the people and organisations the rules found, with their kind."""
+    rows = memory.ledger.db.execute(
+        "SELECT DISTINCT subject, subject_kind FROM mentions "
+        "WHERE subject_kind IN ('person', 'org') ORDER BY subject, subject_kind"
+    ).fetchall()
+    return {name: kind for name, kind in rows if name and name != "owner"}
 
 
 def _absolute(text: str, said: datetime | None) -> str:
@@ -597,8 +693,9 @@ def _titles(memory: Memory, sessions: set) -> dict[str, str]:
 
 def _source(session, seq, role, quote, ts, titles, memory: Memory | None = None) -> AskSource:
     if session is None:  # what the person told memory themselves
-        return AskSource(session=None, seq=None, role="you", name="what you told memory",
-                         quote=quote, ts=ts)
+        return AskSource(
+            session=None, seq=None, role="you", name="what you told memory", quote=quote, ts=ts
+        )
     if not role and memory is not None:
         turn = memory.ledger.turn(session, seq)
         role = turn["role"] if turn else "assistant"

@@ -48,8 +48,36 @@ _BUG = {"caus", "fail", "broke", "break", "bug", "error", "wrong", "duplic", "do
 
 
 @functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
+def _snowball(word: str) -> str:
     return _STEMMER.stemWord(word.casefold().strip("'’.-"))
+
+
+# Words people use for the same thing in a question and in what was said ("wedding" /
+# "getting married"): ordinary English, folded to one stem so either finds the other.
+_SAME = [
+    "wedding wed marry married marrying marriage",
+    "found founded founder founding cofounder co-founder",
+    "launch launches launched go-live golive release released",
+    "deadline due",
+    "pay paid price cost costs fee",
+    "pick picked choose chose chosen select selected",
+    "decide decided decision settle settled",
+    "birthday born",
+    "move moved relocate relocated",
+    "hire hired recruit recruited",
+    "email e-mail mail",
+]
+_ALIAS: dict[str, str] = {}
+for _group in _SAME:
+    _stems = [_snowball(w) for w in _group.split()]
+    for _s in _stems:
+        _ALIAS.setdefault(_s, _stems[0])
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    s = _snowball(word)
+    return _ALIAS.get(s, s)
 
 
 def words(text: str) -> list[str]:
@@ -57,9 +85,20 @@ def words(text: str) -> list[str]:
     return [re.sub(r"['’]s$", "", w) for w in _WORD.findall(text)]
 
 
+_PARTS = re.compile(r"[/._:-]+")
+
+
 def content(text: str) -> list[str]:
-    """Stems of the content words of a text, in order."""
-    return [stem(w) for w in words(text) if w.casefold() not in STOP and not w.isdigit()]
+    """Stems of the content words of a text, in order; a code word counts as its parts too
+    ("search/indexer.py" says "search" and "indexer")."""
+    out = []
+    for w in words(text):
+        if w.casefold() in STOP or w.isdigit():
+            continue
+        out.append(stem(w))
+        if _PARTS.search(w):
+            out += [stem(p) for p in _PARTS.split(w) if p and p.casefold() not in STOP]
+    return out
 
 
 @dataclass(frozen=True)
@@ -71,6 +110,7 @@ class Question:
     terms: tuple[str, ...]  # content stems, in order, unique
     names: tuple[str, ...]  # names and code words as written ("Tidewater", "stg_x")
     personal: tuple[str, str] | None  # (who, attr) when it asks a personal fact
+    head: tuple[str, ...] = ()  # "which staging model ...": the kind of thing asked for
 
     @property
     def digest(self) -> str:
@@ -108,7 +148,29 @@ def parse(text: str) -> Question:
     terms = tuple(dict.fromkeys(content(text)))
     names = tuple(dict.fromkeys(_names(text, raw)))
     personal = _personal(low, wh)
-    return Question(text, key(text), wh, _kind(wh, terms, personal), terms, names, personal)
+    head = _head(low) if wh in ("which", "what") else ()
+    return Question(
+        text, key(text), wh, _kind(wh, terms, personal), terms, names, personal, head
+    )
+
+
+_HEAD = re.compile(
+    r"\b(?:which|what)(?:\s+(?:is|are|was|were|'s))?(?:\s+(?:the|a|an|our|my|their))?"
+    r"((?:\s+[\w-]+){1,3})"
+)
+
+
+def _head(low: str) -> tuple[str, ...]:
+    """The thing a which/what question asks for: "which staging model did ..." -> model."""
+    m = _HEAD.search(low)
+    if not m:
+        return ()
+    out = []
+    for w in m.group(1).split():
+        if w in STOP or w in ("did", "do", "does", "we", "i", "you"):
+            break
+        out.append(stem(w))
+    return tuple(out)
 
 
 def _names(text: str, raw: list[str]) -> list[str]:
