@@ -27,3 +27,4 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/relevant.py
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/hook.py
+	$(BIN)/python bench/ask.py

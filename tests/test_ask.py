@@ -222,3 +222,69 @@ def test_done_when_the_office_manager_is_answered_only_in_its_own_room(world_hom
     elsewhere = runner.invoke(cli, ["memory", "ask", q, "--cwd", KEEL], catch_exceptions=False)
     assert elsewhere.exit_code == 1 and elsewhere.output.startswith("Not sure yet.")
     assert "Dana" not in elsewhere.output
+
+
+def test_the_prompt_hook_adds_a_personal_fact_through_the_daemon(tmp_path, vyre_home, monkeypatch):
+    import json
+    import subprocess
+    import sys
+
+    from vyre.daemon import process
+    from vyre.daemon.client import open_memory
+    from vyre.hooks.commands import SCRIPT
+
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    _personal_home(tmp_path / "projects", vyre_home).close()
+    process.start(vyre_home)
+    try:
+        prompt = "what's my wife's name, and book us a table for saturday"
+        body = {
+            "session_id": "s9",
+            "cwd": HOME_DIR,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+        run = subprocess.run(
+            [sys.executable, "-I", str(SCRIPT), "UserPromptSubmit"],
+            input=json.dumps(body).encode(),
+            capture_output=True,
+            timeout=30,
+        )
+        added = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "- Your wife is Juno (from what you have said)" in added
+        body["cwd"] = KEEL  # another room: the person's words there say nothing of her
+        run = subprocess.run(
+            [sys.executable, "-I", str(SCRIPT), "UserPromptSubmit"],
+            input=json.dumps(body).encode(),
+            capture_output=True,
+            timeout=30,
+        )
+        assert b"Juno" not in run.stdout
+        with open_memory("mcp") as remote:  # the same reply through the daemon, streamed
+            seen: list[dict] = []
+            reply = remote.ask("who is my physio?", cwd=HOME_DIR, id="d1", events=seen.append)
+            assert reply.answer == "Your physio is Dr. Osei at Lakeside Clinic."
+            assert seen[0] == {"event": "memory.thinking", "id": "d1", "stage": "understanding"}
+            assert seen[-1] == {
+                "event": "memory.answered",
+                "id": "d1",
+                "abstained": False,
+                "limited": False,
+            }
+            with pytest.raises(OwnerOnly):
+                remote.correct_answer(reply.answer_id, "wrong")
+            assert remote.suggest("my wi", cwd=HOME_DIR)[0] == {
+                "text": "wife",
+                "detail": "Juno",
+                "kind": "personal",
+            }
+    finally:
+        process.stop(vyre_home)
+
+
+def test_suggest_completes_names_memory_knows(life):
+    assert {"text": "Juno", "detail": "wife", "kind": "personal"} in life.suggest(
+        "Ju", cwd=HOME_DIR
+    )
+    assert any(s["text"] == "Priya Anand" for s in life.suggest("pri", cwd=KEEL))
+    assert life.suggest("my wi", cwd=KEEL) == []  # not said in that room

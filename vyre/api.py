@@ -217,20 +217,33 @@ class Memory:
         room = self.check_room(project) if project else self.room_for(cwd, thread)
         if room == MAIN:
             room = "unfiled"
-        return ask_memory(self, question, room=room, now=now or config.now(), id=id,
-                          events=events, reader=readers.active())
+        return ask_memory(
+            self,
+            question,
+            room=room,
+            now=now or config.now(),
+            id=id,
+            events=events,
+            reader=readers.active(),
+        )
 
     def remember(self, text: str, *, caller: str, now: datetime | None = None) -> dict:
         """The person tells memory a fact of their life ("my wife is Juno")."""
         return fixes.remember(self.ledger, text, caller=caller, when=now or config.now())
 
     def correct_answer(
-        self, answer: str, action: str, *, caller: str, object: str | None = None,
+        self,
+        answer: str,
+        action: str,
+        *,
+        caller: str,
+        object: str | None = None,
         now: datetime | None = None,
     ) -> dict:
         """Correct an answer where it appears: replace (with `object`), wrong, or forget."""
-        return fixes.correct(self.ledger, answer, action, object, caller=caller,
-                             when=now or config.now())
+        return fixes.correct(
+            self.ledger, answer, action, object, caller=caller, when=now or config.now()
+        )
 
     def uncorrect_answer(self, fix: int, *, caller: str, now: datetime | None = None) -> dict:
         return fixes.undo(self.ledger, fix, caller=caller, when=now or config.now())

@@ -251,6 +251,24 @@ def forgotten_turns(db) -> frozenset[tuple[str, int]]:
 # -- 2. personal facts ------------------------------------------------------------------------
 
 
+def personal_fact(memory: Memory, text: str, room: str) -> str | None:
+    """The personal fact a prompt asks, as a sentence ("Your wife is Juno"), or None: for the
+    prompt hook, with no model and no passage search (the person's own words only)."""
+    if not _MAYBE_PERSONAL.search(text):
+        return None  # most prompts: one regex and nothing else
+    q = parse(text[:500])
+    if not q.personal:
+        return None
+    found = _personal(memory, q, room_sessions(memory, room), forgotten_turns(memory.ledger.db))
+    best = max(found, key=lambda c: c.confidence, default=None)
+    if best is None or best.confidence < 0.5:
+        return None
+    return best.text.rstrip(".")
+
+
+_MAYBE_PERSONAL = re.compile(r"\b(?:my|i|we)\b", re.I)
+
+
 def _personal(memory: Memory, q: Question, sessions, forgotten) -> list[Candidate]:
     asked = q.personal or _asked_by_name(memory, q, sessions, forgotten)
     if not asked:
@@ -376,14 +394,25 @@ def _fact_sentence(f: Fact) -> str:
 
 # -- 4. passages --------------------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*]?\w)|\n+")
 _NUMBER = re.compile(r"(?<![\w.-])(\d+(?:[.,]\d+)?%?)(?![\w])")
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve twenty dozen".split()
 )
+_DECIDED = {
+    stem(w)
+    for w in "decided decide chose chosen picked pick settled agreed going went opted "
+    "use using".split()
+}
 _HEADER = re.compile(r"\s*(?:subject|from|to|cc|bcc|date|sent|re|fwd?)\s*:", re.I)
 _CAUSE = {stem(w) for w in "because caus since due so root turned meant reason".split()}
-_CODE = re.compile(r"`[^`]+`|\b[\w]+(?:[_./:-][\w]+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
+_CODE = re.compile(r"`[^`]+`|\b\w+(?:[_./:]\w+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
+# Things a which/what question asks for that are named in code: the answer names one.
+_CODE_HEADS = {
+    stem(w)
+    for w in "model file table column function script path folder host schema variable key "
+    "branch repo repository module class endpoint field url".split()
+}
 
 
 @dataclass
@@ -408,6 +437,7 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
     if not turns:
         return []
     people = _people(memory, sessions)
+    own = _room_words(memory, room_of(memory, sessions))
     idf = _idf(memory, q)
     total = sum(idf.values()) or 1.0
     best: list[tuple[float, str, _Turn, str]] = []
@@ -418,7 +448,10 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
         around = _around(memory, hit)
         window = "\n".join(t.text for t in around)
         window_stems = set(content(window)) | _pattern_words(window)
-        names_ok = all(_has_name(window, n) for n in q.names if not _generic(n))
+        # a name of the room itself ("Corvid" asked in Corvid's project) goes without saying
+        names_ok = all(
+            _has_name(window, n) for n in q.names if not _generic(n) and fold(n) not in own
+        )
         if not names_ok:
             continue
         if q.head and q.head[-1] not in window_stems:
@@ -447,6 +480,8 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
                     continue  # "who is the chief data officer": the title said of someone
                 cover = sum(w for s, w in idf.items() if s in stems) / total
                 wide = sum(w for s, w in idf.items() if s in stems | window_stems) / total
+                if q.kind == "decision":
+                    typed *= 1.0 if stems & _DECIDED else 0.5  # what was chosen, said so
                 weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
                 score = (0.7 - weight) * cover + 0.3 * wide + weight * typed - 0.02 * rank - near
                 if q.wh == "why" and t.role == "assistant":
@@ -461,13 +496,24 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
         for b in best[:6]:
             print(round(b[0], 3), b[1][:12], b[3][:90])
     score, _, t, sentence = best[0]
+    chosen = [sentence]
+    if q.wh in ("why", "how_much") or len(q.head) > 1 or " and " in q.text:
+        # a cause, or a two-part question, often takes the next sentence of the same turn
+        second = next(
+            (b for b in best[1:4] if b[2] is t and b[3] != sentence and b[0] >= 0.8 * score),
+            None,
+        )
+        if second is not None:
+            chosen = sorted([sentence, second[3]], key=t.text.find)
     titles = _titles(memory, {t.session})
-    text = _absolute(sentence.strip(" -*#>\t"), t.ts)
+    text = " ".join(_absolute(c.strip(" -*#>\t"), t.ts) for c in chosen)
     role = "user" if t.role == "user" else "assistant"
-    src = _source(t.session, t.seq, role, sentence.strip(), t.ts, titles)
+    src = _source(t.session, t.seq, role, " ".join(c.strip() for c in chosen), t.ts, titles)
+    if len(chosen) > 1 and src.quote not in t.text:
+        src = src.model_copy(update={"quote": t.text.strip()})
     agree = {b[2].session for b in best[:5] if b[0] >= score - 0.05}
     confidence = min(0.9, score + 0.03 * (len(agree) - 1))
-    return [Candidate(text, confidence, "retrieval", [src], [(sentence, t.ts)])]
+    return [Candidate(text, confidence, "retrieval", [src], [(c, t.ts) for c in chosen])]
 
 
 def _reader_passages(memory, q, sessions, forgotten) -> list[dict]:
@@ -539,6 +585,20 @@ def _pattern_words(text: str) -> set[str]:
     return out
 
 
+def room_of(memory: Memory, sessions: frozenset[str]) -> str:
+    rooms = memory.__dict__.get("_ask_rooms", {}).get("rooms", {})
+    return next((r for r, s in rooms.items() if s is sessions), "unfiled")
+
+
+def _room_words(memory: Memory, room: str) -> set[str]:
+    """The words a project is called by: its slug, name and org ("Corvid", "Foundation")."""
+    project = next((p for p in memory.projects() if p["slug"] == room), None)
+    if project is None:
+        return set()
+    text = " ".join([project["slug"].replace("-", " "), project["name"], project["org"] or ""])
+    return {fold(w) for w in words(text) if fold(w) not in STOP}
+
+
 def _generic(name: str) -> bool:
     return fold(name) in STOP
 
@@ -601,7 +661,10 @@ def _typed(q: Question, sentence: str, people: dict[str, str]) -> float:
             and fold(w) not in STOP
             and fold(w) not in dated
         ]
-        return 1.0 if specific or _CODE.search(sentence) else 0.5
+        coded = [c for c in _CODE.findall(sentence) if fold(c.strip("`")) not in asked]
+        if q.head and q.head[-1] in _CODE_HEADS:
+            return 1.0 if coded else 0.2  # "which staging model": one is named
+        return 1.0 if specific or coded else 0.5
     return 0.7
 
 

@@ -33,7 +33,8 @@ STOP = frozenset(
     when when's where where's which while who who's whom why why's with won't would wouldn't
     you you'd you'll you're you've your yours yourself yourselves
     whats whos wheres whens hows s t d ll re ve m
-    remind tell know remember recall again please exactly actually
+    remind tell know remember recall again please exactly actually ok okay yes yeah hey hi
+    thanks cool great sure right also just
     according say said says thing things one ones
     much many""".split()
 )
@@ -60,8 +61,8 @@ _SAME = [
     "launch launches launched go-live golive release released",
     "deadline due",
     "pay paid price cost costs fee",
-    "pick picked choose chose chosen select selected",
-    "decide decided decision settle settled",
+    "pick picked choose chose chosen select selected decide decided decision settle settled "
+    "opt opted",
     "birthday born",
     "move moved relocate relocated",
     "hire hired recruit recruited",
@@ -130,7 +131,9 @@ def parse(text: str) -> Question:
         wh = "how_much"
     elif first in ("who", "whom", "whose", "who's") or re.search(r"\bwho\b", low):
         wh = "who"
-    elif first in ("when", "when's") or re.search(r"\bwhat\s+(?:date|day|time)\b", low):
+    elif first in ("when", "when's") or re.search(
+        r"\bwhat(?:'s|\s+is|\s+was)?\s+(?:the\s+)?(?:date|day|time|deadline|due\s+date)\b", low
+    ):
         wh = "when"
     elif first in ("where", "where's") or re.search(r"\bwhere\b", low):
         wh = "where"
@@ -149,9 +152,7 @@ def parse(text: str) -> Question:
     names = tuple(dict.fromkeys(_names(text, raw)))
     personal = _personal(low, wh)
     head = _head(low) if wh in ("which", "what") else ()
-    return Question(
-        text, key(text), wh, _kind(wh, terms, personal), terms, names, personal, head
-    )
+    return Question(text, key(text), wh, _kind(wh, terms, personal), terms, names, personal, head)
 
 
 _HEAD = re.compile(
@@ -176,7 +177,8 @@ def _head(low: str) -> tuple[str, ...]:
 def _names(text: str, raw: list[str]) -> list[str]:
     out = []
     for i, w in enumerate(raw):
-        if _CODE.fullmatch(w) or (w[:1].isupper() and (i > 0 or w.casefold() not in STOP)):
+        coded = "@" in w or _CODE.fullmatch(w)  # addresses, domains, paths, code words
+        if coded or (w[:1].isupper() and (i > 0 or w.casefold() not in STOP)):
             if w.casefold() in STOP or w == "I":
                 continue
             out.append(w)

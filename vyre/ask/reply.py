@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from vyre.ask import text
+
 ABSTAIN = "Not sure yet."
 KNOWN_HEAD = "What memory does know:"
 STAGES = ("understanding", "searching", "reading", "checking")
@@ -45,18 +47,7 @@ class AskReply(BaseModel):
 
     def meta_line(self) -> str:
         """'confidence 0.8 · from 2 sessions' (or 'from what you have said')."""
-        if self.abstained:
-            return ""
-        if self.via == "corrected":
-            return "you corrected this"
-        sessions = {s.session for s in self.sources if s.session}
-        if self.via == "fact" and self.kind == "personal":
-            where = "from what you have said"
-        elif sessions:
-            where = f"from {len(sessions)} session{'s' if len(sessions) != 1 else ''}"
-        else:
-            where = "from what you have said"
-        return f"confidence {self.confidence:.2g} · {where}"
+        return text.meta_line(self.model_dump(mode="json"))
 
 
 __all__ = ["ABSTAIN", "KNOWN_HEAD", "STAGES", "AskReply", "AskSource"]

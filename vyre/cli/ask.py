@@ -6,9 +6,8 @@ import os
 
 import click
 
+from vyre.ask.text import lines
 from vyre.cli.common import domain_errors, now, open_memory, print_json
-
-SHOWN_SOURCES = 3
 
 
 @click.command("ask")
@@ -31,16 +30,7 @@ def ask(
     if as_json:
         print_json(reply.model_dump(mode="json"))
     else:
-        click.echo(reply.answer)
-        if not reply.abstained:
-            click.echo(f"{reply.meta_line()} · answer {reply.answer_id}")
-            shown = reply.sources if all_sources else reply.sources[:SHOWN_SOURCES]
-            for s in shown:
-                when = s.ts.strftime("%Y-%m-%d") if s.ts else ""
-                where = f"{s.name} #{s.seq}" if s.session else s.name
-                click.echo(f'  - {where}  {when}  "{_clip(s.quote)}"')
-            if len(reply.sources) > len(shown):
-                click.echo(f"  ({len(reply.sources) - len(shown)} more: --sources)")
+        click.echo("\n".join(lines(reply.model_dump(mode="json"), all_sources=all_sources)))
     if reply.abstained:
         raise SystemExit(1)
 
@@ -58,6 +48,53 @@ def remember(text: str) -> None:
     click.echo(f"remembered: {row['fact']} (#{row['id']})")
 
 
-def _clip(text: str, most: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1] + "…"
+@click.command("fix")
+@click.argument("answer", metavar="ANSWER_ID")
+@click.option("--action", required=True, type=click.Choice(["replace", "wrong", "forget"]))
+@click.option("--object", "value", default=None, help="replace: the right answer, your words.")
+@domain_errors
+def fix(answer: str, action: str, value: str | None) -> None:
+    """Correct an answer `vyre memory ask` gave (its answer id): replace, wrong or forget."""
+    from vyre.cli.edit import owner_caller
+
+    caller = owner_caller()
+    with open_memory() as mem:
+        row = mem.correct_answer(answer, action, object=value, caller=caller, now=now())
+    told = " (and remembered as yours)" if row.get("remembered") else ""
+    click.echo(f"fix {row['fix']}: {action} for answer {answer}{told}")
+    click.echo(f"undo with: vyre memory unfix {row['fix']}")
+
+
+@click.command("unfix")
+@click.argument("fix_id", type=int, metavar="FIX")
+@domain_errors
+def unfix(fix_id: int) -> None:
+    """Undo a correction of an answer by its fix id."""
+    from vyre.cli.edit import owner_caller
+
+    caller = owner_caller()
+    with open_memory() as mem:
+        mem.uncorrect_answer(fix_id, caller=caller, now=now())
+    click.echo(f"undid fix {fix_id}")
+
+
+@click.command("fixes")
+@click.option("--json", "as_json", is_flag=True)
+@domain_errors
+def fixes(as_json: bool) -> None:
+    """Your corrections of answers, with counts by kind of question."""
+    with open_memory() as mem:
+        listing = mem.answer_corrections()
+    if as_json:
+        print_json(listing)
+        return
+    rows = listing["answers"]
+    if not rows:
+        click.echo("no corrected answers yet")
+    for r in rows:
+        state = "undone" if r["undone"] else "in force"
+        what = f" -> {r['object']}" if r["object"] else ""
+        click.echo(f"{r['id']:>4}  {r['action']}{what}  [{r['kind']}; {state}]")
+    if listing["by_kind"]:
+        kinds = ", ".join(f"{k} {n}" for k, n in listing["by_kind"].items())
+        click.echo(f"in force by kind: {kinds}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from vyre.cli.ask import ask as ask_command
+from vyre.cli.ask import fix, fixes, unfix
 from vyre.cli.ask import remember as remember_command
 from vyre.cli.common import (
     age_note,
@@ -156,5 +157,5 @@ def _count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
 
 
-for _command in (*EDIT_COMMANDS, ask_command, remember_command):
+for _command in (*EDIT_COMMANDS, ask_command, remember_command, fix, unfix, fixes):
     memory.add_command(_command)

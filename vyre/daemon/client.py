@@ -51,11 +51,14 @@ class RemoteMemory:
             kwargs.pop("self")
         kwargs.pop("progress", None)
         caller = kwargs.pop("caller", self.caller)
+        events = kwargs.pop("events", None)  # ask's events come back as lines before its reply
+        if events is not None:
+            kwargs["stream"] = True
         payload = {
             k: (str(v) if isinstance(v, Path) else codec.encode(v)) for k, v in kwargs.items()
         }
         try:
-            result = call(op, payload, caller=caller, home=self.home, timeout=600)
+            result = call(op, payload, caller=caller, home=self.home, timeout=600, on_event=events)
         except DaemonError as exc:
             raise by_kind(exc.kind, str(exc)) from None
         return codec.decode(result)

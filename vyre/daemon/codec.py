@@ -16,8 +16,7 @@ from vyre.rooms import DeriveReport
 from vyre.transcripts import IngestReport
 
 TYPES = {
-    cls.__name__: cls
-    for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport, AskReply)
+    cls.__name__: cls for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport, AskReply)
 }
 
 

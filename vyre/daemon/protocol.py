@@ -2,6 +2,8 @@
 
 Request  {"op": "relevant", "args": {...}, "caller": "hook"}
 Reply    {"ok": true, "result": ...} or {"ok": false, "error": "one line", "kind": "..."}
+Events   {"event": {...}} lines before the reply, for a request that streams (`ask` with
+         `"stream": true`): `call(..., on_event=f)` hands each to f.
 
 Standard library only, and not even pathlib: the prompt hook imports this on its fast path,
 where every millisecond of start-up counts.
@@ -34,7 +36,15 @@ def socket_path(home=None) -> str:
     return os.path.join(os.fspath(home or home_path()), SOCKET_NAME)
 
 
-def call(op: str, args: dict | None = None, *, caller: str, home=None, timeout: float = 5.0):
+def call(
+    op: str,
+    args: dict | None = None,
+    *,
+    caller: str,
+    home=None,
+    timeout: float = 5.0,
+    on_event=None,
+):
     """Send one request and return its result. Raises DaemonUnavailable or DaemonError."""
     path = socket_path(home)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -47,27 +57,32 @@ def call(op: str, args: dict | None = None, *, caller: str, home=None, timeout: 
         payload = json.dumps({"op": op, "args": args or {}, "caller": caller})
         try:
             sock.sendall(payload.encode() + b"\n")
-            reply = _read_line(sock)
+            buffer = b""
+            while True:
+                reply, buffer = _read_line(sock, buffer)
+                if not reply:
+                    raise DaemonUnavailable("the daemon closed the connection")
+                message = json.loads(reply)
+                if "event" in message and "ok" not in message:
+                    if on_event is not None:
+                        on_event(message["event"])
+                    continue
+                break
         except (TimeoutError, OSError) as exc:
             raise DaemonUnavailable(f"no answer from the daemon: {exc}") from exc
     finally:
         sock.close()
-    if not reply:
-        raise DaemonUnavailable("the daemon closed the connection")
-    message = json.loads(reply)
     if not message.get("ok"):
         raise DaemonError(message.get("error", "the daemon failed"), message.get("kind", ""))
     return message.get("result")
 
 
-def _read_line(sock: socket.socket) -> bytes:
-    chunks, size = [], 0
-    while True:
+def _read_line(sock: socket.socket, buffer: bytes) -> tuple[bytes, bytes]:
+    """The next line, and what came after it."""
+    while b"\n" not in buffer and len(buffer) <= MAX_LINE:
         chunk = sock.recv(65536)
         if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-        if chunk.endswith(b"\n") or size > MAX_LINE:
-            break
-    return b"".join(chunks)
+            return buffer, b""
+        buffer += chunk
+    line, _, rest = buffer.partition(b"\n")
+    return line, rest

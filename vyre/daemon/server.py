@@ -146,7 +146,10 @@ class Daemon:
                     line = self.rfile.readline(MAX_LINE)
                     if not line:
                         return
-                    self._send(daemon.handle(line))
+                    self._send(daemon.handle(line, events=self._event))
+
+            def _event(self, event: dict) -> None:
+                self._send({"event": event})
 
             def _send(self, message: dict) -> None:
                 self.wfile.write(json.dumps(message).encode() + b"\n")
@@ -178,7 +181,8 @@ class Daemon:
 
     # -- requests ---------------------------------------------------------------------------
 
-    def handle(self, line: bytes) -> dict:
+    def handle(self, line: bytes, events=None) -> dict:
+        """One request's reply; `events` sends a streaming request's events first."""
         try:
             request = json.loads(line)
             op, args = request["op"], request.get("args") or {}
@@ -186,6 +190,8 @@ class Daemon:
             if not isinstance(args, dict):
                 raise ValueError("args must be an object")
             args = codec.decode(args)
+            if op == "ask" and args.pop("stream", False) and events is not None:
+                args["events"] = events  # memory.thinking / memory.answered, no question text
             return {"ok": True, "result": codec.encode(self._dispatch(op, args, caller))}
         except Exception as exc:  # every failure is a reply, never a dead connection
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -3,7 +3,10 @@
 - SessionStart: at most 600 characters: the room's key people, orgs and open deadlines, and
   one line saying memory can be asked.
 - UserPromptSubmit: up to five facts relevant to the prompt, from the session's room only,
-  each marked as memory with its source and age, written as facts, never instructions.
+  each marked as memory with its source and age, written as facts, never instructions; and,
+  when the prompt asks a personal fact ("what's my wife's name"), that fact from the person's
+  own words ("from what you have said"), in that room, with no model. The fact can only be
+  something the person said themselves, so at worst it tells them their own words.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ def enrich(
 ) -> str:
     now = config.now()
     facts = memory.relevant(prompt, cwd, session=session, limit=limit, now=now)
+    mine = _personal_line(memory, prompt, cwd, session)
     if not facts:
-        return ""
+        return f"{ENRICH_HEAD}\n{mine}" if mine else ""
     titles = _titles(memory.ledger, {f.sources[-1].session for f in facts if f.sources})
     lines = [ENRICH_HEAD]
     for f in facts:
@@ -42,7 +46,24 @@ def enrich(
                 f"from session {name or (last.session[:8] if last else '?')}, {ago(f.seen, now)}"
             )
         lines.append(f"- {phrase(f)} ({where})")
+    if mine:
+        lines.append(mine)
     return "\n".join(lines)
+
+
+def _personal_line(memory: Memory, prompt: str, cwd: str | None, session: str | None) -> str:
+    """ "what's my wife's name, and book us a table" arrives with "Your wife is Juno (from
+    what you have said)": a prompt typed in the person's own session, answered from their
+    own words in that room, no model. Anything going wrong adds nothing."""
+    from vyre.ask.answer import personal_fact
+    from vyre.rooms import MAIN
+
+    room = memory.room_for(cwd, session)
+    try:
+        said = personal_fact(memory, prompt, "unfiled" if room == MAIN else room)
+    except Exception:  # enrichment fails open
+        return ""
+    return f"- {said} (from what you have said)" if said else ""
 
 
 def brief(memory: Memory, cwd: str | None = None, session: str | None = None) -> str:
