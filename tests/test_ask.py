@@ -288,3 +288,34 @@ def test_suggest_completes_names_memory_knows(life):
     )
     assert any(s["text"] == "Priya Anand" for s in life.suggest("pri", cwd=KEEL))
     assert life.suggest("my wi", cwd=KEEL) == []  # not said in that room
+
+
+def test_questions_are_read_for_what_they_ask():
+    from vyre.ask.question import expansions, parse
+
+    assert parse("How many depots does the client have?").head == ("depots",)
+    assert parse("Which staging model did the fix change?").head[-1] == "model"
+    assert parse("what's the deadline for the portal?").wh == "when"
+    assert parse("Who uses jonas@keelash.com?").names == ("jonas@keelash.com",)
+    assert "married" in expansions("When is the wedding?")
+    # the same thing said two ways folds to one stem
+    assert parse("Which tool did we pick?").terms[-1] == parse("we decided").terms[-1]
+
+
+def test_sentences_counts_and_dates_as_people_write_them():
+    from datetime import datetime
+
+    from vyre.ask.answer import _absolute, _counted, _split
+
+    assert _split("ok BI tool decision. we went with Metabase, self-hosted. Dr. Osei agreed.") == [
+        "ok BI tool decision.",
+        "we went with Metabase, self-hosted.",
+        "Dr. Osei agreed.",
+    ]
+    assert _split("mail dana@harlow.law. Then ship it") == ["mail dana@harlow.law.", "Then ship it"]
+    assert _counted("uk logistics company, 14 depots, head office in Leeds", "depots")
+    assert not _counted("a walkthrough with two depot managers", "depots")
+    said = datetime(2026, 9, 29, 10)  # a Tuesday
+    assert _absolute("due on Friday", said) == "due on Friday (2026-10-02)"
+    assert _absolute("since 1 March", said) == "since 1 March"  # may lie in the past
+    assert _absolute("launches October 9", said, dates=True) == "launches October 9 (2026-10-09)"

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from vyre.ask import passages as recall
 from vyre.ask import personal
 from vyre.ask.grounding import ungrounded
-from vyre.ask.question import STOP, Question, content, parse, stem, words
+from vyre.ask.question import STOP, Question, content, expansions, parse, stem, words
 from vyre.ask.reply import ABSTAIN, KNOWN_HEAD, AskReply, AskSource
 from vyre.extract.dates import DATE_RE, resolve
 from vyre.extract.lexicon import FIRST_NAMES
@@ -405,7 +405,7 @@ _DECIDED = {
     "use using".split()
 }
 _HEADER = re.compile(r"\s*(?:subject|from|to|cc|bcc|date|sent|re|fwd?)\s*:", re.I)
-_CAUSE = {stem(w) for w in "because caus since due so root turned meant reason".split()}
+_CAUSE = {stem(w) for w in "because caus due so root turned meant reason therefore".split()}
 _CODE = re.compile(r"`[^`]+`|\b\w+(?:[_./:]\w+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
 # Things a which/what question asks for that are named in code: the answer names one.
 _CODE_HEADS = {
@@ -428,7 +428,8 @@ class _Turn:
 def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidate]:
     if not q.terms or not sessions:
         return []
-    hits = recall.search(memory, q.text, sessions=sessions, limit=PASSAGES)
+    query = " ".join([q.text, *expansions(q.text)])
+    hits = recall.search(memory, query, sessions=sessions, limit=PASSAGES)
     turns = [
         _Turn(h.session, h.seq, h.role, h.ts, h.text, h.score)
         for h in hits
@@ -454,7 +455,7 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
         )
         if not names_ok:
             continue
-        if q.head and q.head[-1] not in window_stems:
+        if q.head and stem(q.head[-1]) not in window_stems:
             continue  # "which Snowflake region": no region said here
         prompt_cover = 0.0  # how well the person's prompt before a reply asks this question
         for t in around:
@@ -506,7 +507,7 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
         if second is not None:
             chosen = sorted([sentence, second[3]], key=t.text.find)
     titles = _titles(memory, {t.session})
-    text = " ".join(_absolute(c.strip(" -*#>\t"), t.ts) for c in chosen)
+    text = " ".join(_absolute(c.strip(" -*#>\t"), t.ts, dates=q.wh == "when") for c in chosen)
     role = "user" if t.role == "user" else "assistant"
     src = _source(t.session, t.seq, role, " ".join(c.strip() for c in chosen), t.ts, titles)
     if len(chosen) > 1 and src.quote not in t.text:
@@ -645,7 +646,11 @@ def _typed(q: Question, sentence: str, people: dict[str, str]) -> float:
     if q.wh in ("how_many", "how_much"):
         numbers = [n for n in _NUMBER.findall(sentence) if fold(n) not in asked]
         spelled = [w for w in words(sentence) if fold(w) in _NUMBER_WORDS]
-        return 1.0 if numbers or spelled else 0.0
+        if not (numbers or spelled):
+            return 0.0
+        if q.wh == "how_many" and q.head:
+            return 1.0 if _counted(sentence, q.head[0]) else 0.0
+        return 1.0
     if q.wh == "why":
         return 1.0 if set(content(sentence)) & _CAUSE else 0.3
     if q.wh == "where":
@@ -662,7 +667,7 @@ def _typed(q: Question, sentence: str, people: dict[str, str]) -> float:
             and fold(w) not in dated
         ]
         coded = [c for c in _CODE.findall(sentence) if fold(c.strip("`")) not in asked]
-        if q.head and q.head[-1] in _CODE_HEADS:
+        if q.head and stem(q.head[-1]) in _CODE_HEADS:
             return 1.0 if coded else 0.2  # "which staging model": one is named
         return 1.0 if specific or coded else 0.5
     return 0.7
@@ -670,6 +675,21 @@ def _typed(q: Question, sentence: str, people: dict[str, str]) -> float:
 
 # "who is our new client?": an organisation answers a who-question about these.
 _ORG_ASKED = {stem(w) for w in "client customer company firm agency supplier vendor org".split()}
+
+
+def _counted(sentence: str, noun: str) -> bool:
+    """A number said of the thing counted: "14 depots", "three GA4 properties", "depots: 14"."""
+    ws = words(sentence)
+    for i, w in enumerate(ws):
+        nxt = fold(ws[i + 1]) if i + 1 < len(ws) else ""
+        same = fold(w) == noun or (stem(w) == stem(noun) and (not nxt or nxt in STOP))
+        if not same:
+            continue  # "two depot managers" counts managers, not depots
+        before = ws[max(0, i - 3) : i]
+        after = ws[i + 1 : i + 3]
+        if any(x[:1].isdigit() or fold(x) in _NUMBER_WORDS for x in before + after):
+            return True
+    return False
 
 
 def _person_in(sentence: str, people: dict[str, str], asked: set[str], *, orgs: bool) -> bool:
@@ -700,14 +720,15 @@ def _people(memory: Memory, sessions) -> dict[str, str]:
     return {name: kind for name, kind in rows if name and name != "owner"}
 
 
-def _absolute(text: str, said: datetime | None) -> str:
+def _absolute(text: str, said: datetime | None, *, dates: bool = False) -> str:
     """Relative dates made absolute: "due Friday" said on 2026-09-29 -> "due Friday
-    (2026-10-02)". ISO dates and dates with a year stay as written."""
+    (2026-10-02)". ISO dates and dates with a year stay as written; a month and day gets its
+    year only when the question asks when (elsewhere "since 1 March" may lie in the past)."""
     if said is None:
         return text
 
     def repl(m: re.Match) -> str:
-        if m["iso"] or re.search(r"\d{4}", m.group(0)):
+        if m["iso"] or re.search(r"\d{4}", m.group(0)) or ((m["md"] or m["dm"]) and not dates):
             return m.group(0)
         d = resolve(m, said)
         return f"{m.group(0)} ({d.isoformat()})" if d else m.group(0)

@@ -69,10 +69,24 @@ _SAME = [
     "email e-mail mail",
 ]
 _ALIAS: dict[str, str] = {}
+_GROUP_OF: dict[str, list[str]] = {}
 for _group in _SAME:
+    for _w in _group.split():
+        _GROUP_OF[_w] = _group.split()
     _stems = [_snowball(w) for w in _group.split()]
     for _s in _stems:
         _ALIAS.setdefault(_s, _stems[0])
+
+
+def expansions(text: str) -> list[str]:
+    """The other words people use for a question's words ("wedding" -> "married", ...), so
+    that search finds a turn that says it the other way."""
+    out: list[str] = []
+    for w in words(text):
+        for other in _GROUP_OF.get(w.casefold(), ()):
+            if other != w.casefold() and other not in out:
+                out.append(other)
+    return out
 
 
 @functools.lru_cache(maxsize=65536)
@@ -152,6 +166,9 @@ def parse(text: str) -> Question:
     names = tuple(dict.fromkeys(_names(text, raw)))
     personal = _personal(low, wh)
     head = _head(low) if wh in ("which", "what") else ()
+    if wh == "how_many":  # "how many depots": the thing counted
+        m = re.search(r"\bhow\s+many\s+([\w-]+)", low)
+        head = (m.group(1),) if m else ()  # as written: "depots", not "depot managers"
     return Question(text, key(text), wh, _kind(wh, terms, personal), terms, names, personal, head)
 
 
