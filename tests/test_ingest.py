@@ -4,7 +4,6 @@ lives in the VYRE_HOME that conftest.py points at a temp folder."""
 
 from __future__ import annotations
 
-import builtins
 import importlib
 import json
 import sqlite3
@@ -585,12 +584,14 @@ def test_a_file_that_vanishes_between_listing_and_reading_is_skipped(root, monke
         gone = transcript(root, "s2").user("I vanish before I am read.").write()
         transcript(root, "s3").user("I am read.").write()
 
-        def vanishing_open(file, *args, **kwargs):
+        real_open = INGEST._open_regular
+
+        def vanishing_open(file):
             if Path(file) == gone:
                 raise FileNotFoundError(2, "No such file or directory", str(file))
-            return builtins.open(file, *args, **kwargs)
+            return real_open(file)
 
-        monkeypatch.setattr(INGEST, "open", vanishing_open, raising=False)
+        monkeypatch.setattr(INGEST, "_open_regular", vanishing_open)
         report, _ = memory.ingest(root)
         assert report.skipped == Counter({"unreadable file": 1})
         assert report.files == 3

@@ -16,6 +16,7 @@ VyreError                      a known failure: surfaces print its first line, e
 │   └── ProjectError           a project command that cannot be carried out
 ├── OwnerOnly                  the caller is not the owner (a hook, MCP, an agent, no TTY)
 ├── DaemonUnavailable          no daemon answers on this home's socket (not running, not in time)
+│   └── Untrusted              the home or socket may not be this user's: nothing is sent
 ├── DaemonError                the daemon answered with an error of a kind this side does not know
 └── DaemonControlError         the daemon could not be started or stopped
     └── AlreadyRunning         another daemon holds this home
@@ -102,6 +103,11 @@ class DaemonError(VyreError):
 
 class DaemonUnavailable(VyreError):
     """No daemon answers on this home's socket (not running, or not in time)."""
+
+
+class Untrusted(DaemonUnavailable):
+    """The home is open to others, or the socket or its server is not this user's: nothing
+    is sent to it (a planted socket would read the user's prompts)."""
 
 
 class DaemonControlError(VyreError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 
 import click
 
@@ -63,6 +64,15 @@ def status() -> None:
         f"{info['sessions']:,} sessions, {len(info['rooms'])} rooms, "
         f"{info['ingests']} ingests since start; watching {info['root']}"
     )
+    skipped = info.get("skipped") or {}
+    if skipped:
+        reasons = ", ".join(f"{n:,} {why}" for why, n in sorted(skipped.items()))
+        click.echo(f"skipped {sum(skipped.values()):,} unreadable lines since start: {reasons}")
+    error = info.get("last_error")
+    if error:
+        at = datetime.fromtimestamp(error["at"]).strftime("%Y-%m-%d %H:%M:%S")
+        count = info.get("errors", 1)
+        click.echo(f"last error ({at}, {count} since start): {error['error']} (more in daemon.log)")
 
 
 @click.command()

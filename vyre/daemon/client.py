@@ -15,7 +15,7 @@ from vyre import config
 from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call, socket_path
-from vyre.errors import by_kind
+from vyre.errors import Untrusted, by_kind
 
 
 class RemoteMemory:
@@ -65,8 +65,12 @@ class RemoteMemory:
 
 
 def daemon_running(home: Path | None = None) -> bool:
+    """Whether this home's daemon answers. A socket that may not be this user's raises
+    `Untrusted` rather than passing for "no daemon": the caller says so in one line."""
     try:
         call("ping", caller="local", home=home, timeout=1.0)
+    except Untrusted:
+        raise
     except (DaemonUnavailable, DaemonError):
         return False
     return True

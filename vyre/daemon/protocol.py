@@ -7,24 +7,36 @@ Events   {"event": {...}} lines before the reply, for a request that streams (`a
 
 Standard library only, and not even pathlib: the prompt hook imports this on its fast path,
 where every millisecond of start-up counts.
+
+What must stay true:
+- Nothing is sent to a socket that may not be this user's daemon: the home must be this
+  user's and closed to others (no group or other bits), the socket a socket owned by this
+  user, and (where the system says) the process serving it this user's. Otherwise `call`
+  raises `Untrusted` before a prompt leaves the process.
+- A reply is read whole however long it is (4,700 facts is past 8 MiB), up to `MAX_REPLY`;
+  a request is at most `MAX_LINE`. A reply that is not JSON is `DaemonUnavailable`, never a
+  `ValueError`.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import sys
 
 try:  # the C module under `socket`: the same calls, without loading enum and selectors
     import _socket as socket
 except ImportError:  # pragma: no cover - every CPython has it
     import socket
 
-from vyre.errors import DaemonError, DaemonUnavailable
+from vyre.errors import DaemonError, DaemonUnavailable, Untrusted
 from vyre.hooks import fastjson as json
 
 SOCKET_NAME = "vyre.sock"
 LOCK_NAME = "daemon.lock"
 LOG_NAME = "daemon.log"
-MAX_LINE = 8 << 20
+MAX_LINE = 8 << 20  # the longest request the daemon reads
+MAX_REPLY = 1 << 30  # the longest reply a caller reads
 
 
 def home_path() -> str:
@@ -45,8 +57,11 @@ def call(
     timeout: float = 5.0,
     on_event=None,
 ):
-    """Send one request and return its result. Raises DaemonUnavailable or DaemonError."""
+    """Send one request and return its result. Raises DaemonUnavailable (Untrusted when the
+    socket may not be this user's daemon) or DaemonError."""
+    home = os.fspath(home or home_path())
     path = socket_path(home)
+    check_socket(home, path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
@@ -54,15 +69,19 @@ def call(
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError, OSError) as exc:
             raise DaemonUnavailable(str(exc)) from exc
+        _check_peer(sock, path)
         payload = json.dumps({"op": op, "args": args or {}, "caller": caller})
         try:
-            sock.sendall(payload.encode() + b"\n")
-            buffer = b""
+            try:  # noqa: SIM105 (contextlib is not loaded on the hook's fast path)
+                sock.sendall(payload.encode() + b"\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # it answered (a refusal) and hung up before reading: read the answer
+            buffer = bytearray()
             while True:
-                reply, buffer = _read_line(sock, buffer)
+                reply = _read_line(sock, buffer)
                 if not reply:
                     raise DaemonUnavailable("the daemon closed the connection")
-                message = json.loads(reply)
+                message = _message(reply)
                 if "event" in message and "ok" not in message:
                     if on_event is not None:
                         on_event(message["event"])
@@ -77,12 +96,60 @@ def call(
     return message.get("result")
 
 
-def _read_line(sock: socket.socket, buffer: bytes) -> tuple[bytes, bytes]:
-    """The next line, and what came after it."""
-    while b"\n" not in buffer and len(buffer) <= MAX_LINE:
-        chunk = sock.recv(65536)
+def check_socket(home: str, path: str) -> None:
+    """Refuse a home others can enter or a socket that is not this user's (planted there)."""
+    uid = os.getuid()
+    try:
+        home_stat = os.stat(home)
+        sock_stat = os.lstat(path)
+    except OSError:
+        return  # nothing there: connecting says the daemon is not running
+    if home_stat.st_uid != uid or home_stat.st_mode & 0o077:
+        raise Untrusted(
+            f"refused: {home} is open to other users (mode {stat.S_IMODE(home_stat.st_mode):o}, "
+            f"owner uid {home_stat.st_uid}); `chmod 700 {home}` makes it yours alone"
+        )
+    if not stat.S_ISSOCK(sock_stat.st_mode) or sock_stat.st_uid != uid:
+        raise Untrusted(f"refused: {path} is not a socket of this user's; remove it")
+
+
+def _check_peer(sock, path: str) -> None:
+    """The process serving the socket runs as this user (Linux says, through SO_PEERCRED)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return
+    creds = sock.getsockopt(socket.SOL_SOCKET, option, 12)  # pid, uid, gid as C ints
+    if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
+        raise Untrusted(f"refused: the process serving {path} is not this user's")
+
+
+def _message(reply: bytes) -> dict:
+    try:
+        message = json.loads(reply)
+    except ValueError:
+        raise DaemonUnavailable("the daemon's reply could not be read (cut short?)") from None
+    if not isinstance(message, dict):
+        raise DaemonUnavailable("the daemon's reply is not an object")
+    return message
+
+
+def _read_line(sock, buffer: bytearray) -> bytes:
+    """The next line, taken out of `buffer` (which keeps what came after it); what was left
+    when the daemon hung up mid-line; b"" when nothing was. A line may be far longer than one
+    receive: it is searched only in what each receive adds."""
+    start = 0
+    while True:
+        at = buffer.find(b"\n", start)
+        if at >= 0:
+            line = bytes(buffer[:at])
+            del buffer[: at + 1]
+            return line
+        if len(buffer) > MAX_REPLY:
+            raise DaemonUnavailable(f"the daemon's reply is larger than {MAX_REPLY >> 20} MiB")
+        start = len(buffer)
+        chunk = sock.recv(1 << 20 if buffer else 65536)
         if not chunk:
-            return buffer, b""
+            line = bytes(buffer)
+            buffer.clear()
+            return line
         buffer += chunk
-    line, _, rest = buffer.partition(b"\n")
-    return line, rest

@@ -9,6 +9,9 @@ What must stay true:
   most a moment and otherwise answer nothing: enrichment fails open, never slow.
 - New transcript lines are read within a second: changed files are found by size and time,
   read, and only their rooms derived; the main graph follows when the watcher is quiet.
+- A poll whose ingest fails keeps its files: they are read again at the next polls (with a
+  growing pause) until it succeeds, so no line waits for its file to change again. The last
+  error is kept as one line for `vyre daemon status`, and in full in `daemon.log`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import signal
 import socket
 import socketserver
 import struct
+import sys
 import threading
 import time
 import traceback
@@ -30,12 +34,13 @@ from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
-from vyre.errors import AlreadyRunning
+from vyre.errors import AlreadyRunning, VyreError
 from vyre.hooks import context
 
 POLL_S = 0.2  # how often the watcher looks for new lines
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
 HOOK_WAIT_S = 0.25  # the longest a prompt hook waits for the store lock
+RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
 
 # Library calls the socket offers, with whether they change memory (owner callers only).
 OPS = {
@@ -90,8 +95,19 @@ class Daemon:
         self.memory: Memory | None = None
         self._lockfile = None
         self._server: socketserver.UnixStreamServer | None = None
-        self._stats = {"ingests": 0, "last_ingest": None, "last_error": None}
+        self._stats: dict = {
+            "ingests": 0,
+            "last_ingest": None,
+            "last_error": None,
+            "errors": 0,
+            "skipped": {},  # lines skipped since start, by reason
+        }
         self._main_due: float | None = None
+        self._retry: set[Path] = set()  # files whose ingest failed, to read again
+        self._retry_all = False  # the first, whole ingest failed: it is tried again
+        self._log = sys.stderr  # daemon.log when started in the background
+        self._retry_at = 0.0
+        self._failures = 0
 
     # -- life -------------------------------------------------------------------------------
 
@@ -101,7 +117,7 @@ class Daemon:
         try:
             self.memory = Memory(self.home, owner=True)
             if self.root.is_dir():
-                self.memory.ingest(self.root)
+                self._ingest(None)  # a failure here is retried by the watcher, not fatal
             self._serve()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 if threading.current_thread() is threading.main_thread():
@@ -143,8 +159,12 @@ class Daemon:
                     )
                     return
                 while True:
-                    line = self.rfile.readline(MAX_LINE)
+                    line = self.rfile.readline(MAX_LINE + 1)
                     if not line:
+                        return
+                    if len(line) > MAX_LINE:  # the rest of it would read as garbage: hang up
+                        error = f"refused: a request larger than {MAX_LINE >> 20} MiB"
+                        self._send({"ok": False, "error": error, "kind": "InputError"})
                         return
                     self._send(daemon.handle(line, events=self._event))
 
@@ -193,11 +213,16 @@ class Daemon:
             if op == "ask" and args.pop("stream", False) and events is not None:
                 args["events"] = events  # memory.thinking / memory.answered, no question text
             return {"ok": True, "result": codec.encode(self._dispatch(op, args, caller))}
-        except Exception as exc:  # every failure is a reply, never a dead connection
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            if type(exc).__name__ in ("KeyError", "TypeError", "AttributeError"):
-                self._stats["last_error"] = traceback.format_exc(limit=3)
-            return {"ok": False, "error": message, "kind": type(exc).__name__}
+        except VyreError as exc:  # a known failure: its own one line
+            return {"ok": False, "error": exc.line(), "kind": type(exc).__name__}
+        except Exception as exc:  # a bug: a reply, never a dead connection; logged in full
+            self._note_error(exc)
+            message = str(exc).splitlines()[0] if str(exc) else ""
+            return {
+                "ok": False,
+                "error": f"the daemon failed ({type(exc).__name__}: {message}); see daemon.log",
+                "kind": type(exc).__name__,
+            }
 
     def _dispatch(self, op: str, args: dict, caller: str):
         if op == "ping":
@@ -271,20 +296,52 @@ class Daemon:
         watcher = Watcher(self.root)
         while not self.stop.wait(self.poll):
             changed = watcher.changes()
+            due = time.monotonic() >= self._retry_at
+            if self._retry_all and due:
+                self._ingest(None)
+                continue
+            if self._retry and due:
+                changed = sorted({*changed, *self._retry})
             if changed:
                 self._ingest(changed)
             elif self._main_due and time.monotonic() >= self._main_due:
-                with self.lock:
-                    self.memory.derive()
-                self._main_due = None
+                try:
+                    with self.lock:
+                        self.memory.derive()
+                    self._main_due = None
+                except Exception as exc:  # tried again later, never the end of the daemon
+                    self._main_due = time.monotonic() + RETRY_MAX_S
+                    self._note_error(exc)
 
-    def _ingest(self, paths: list[Path]) -> None:
+    def _ingest(self, paths: list[Path] | None) -> None:
+        """Read these files (None: the whole root), or keep them to read again later."""
         try:
             with self.lock:
-                _, derived = self.memory.ingest(self.root, paths=paths, main=False)
-            self._stats["ingests"] += 1
-            self._stats["last_ingest"] = time.time()
-            if derived.main_stale:
-                self._main_due = time.monotonic() + MAIN_DELAY_S
-        except Exception:  # a bad moment never kills the daemon; it tries again next change
-            self._stats["last_error"] = traceback.format_exc(limit=3)
+                report, derived = self.memory.ingest(self.root, paths=paths, main=paths is None)
+        except Exception as exc:  # a bad moment never kills the daemon: these files wait
+            if paths is None:
+                self._retry_all = True
+            else:
+                self._retry.update(paths)
+            self._failures += 1
+            self._retry_at = time.monotonic() + min(RETRY_MAX_S, self.poll * 2**self._failures)
+            self._note_error(exc)
+            return
+        if paths is None:
+            self._retry_all = False
+        self._retry.clear()
+        self._failures = 0
+        self._stats["ingests"] += 1
+        self._stats["last_ingest"] = time.time()
+        for reason, n in report.skipped.items():
+            self._stats["skipped"][reason] = self._stats["skipped"].get(reason, 0) + n
+        if derived.main_stale:
+            self._main_due = time.monotonic() + MAIN_DELAY_S
+
+    def _note_error(self, exc: BaseException) -> None:
+        """The error as one line for `status`, and in full on stderr (the daemon's log)."""
+        line = exc.line() if isinstance(exc, VyreError) else str(exc).strip().split("\n")[0]
+        self._stats["errors"] += 1
+        self._stats["last_error"] = {"at": time.time(), "kind": type(exc).__name__, "error": line}
+        traceback.print_exception(exc, file=self._log)
+        self._log.flush()

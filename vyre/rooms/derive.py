@@ -77,13 +77,23 @@ RULE_CONFIDENCE = {
 FUNCTIONAL = ("works_at", "has_title")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Ev:
-    ts: datetime | None
+    ts: datetime | None  # None: the turn had no readable time
     session: str
     seq: int
     rule: str
     quote: str
+
+    def __lt__(self, other: Ev) -> bool:
+        """Oldest first; a turn with no time sorts before every dated one (never a TypeError)."""
+        return (self.ts or datetime.min, self.session, self.seq, self.rule, self.quote) < (
+            other.ts or datetime.min,
+            other.session,
+            other.seq,
+            other.rule,
+            other.quote,
+        )
 
 
 @dataclass

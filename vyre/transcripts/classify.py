@@ -7,6 +7,8 @@ text pasted as a document. When in doubt, it is not the person.
 
 Every record type Claude Code writes is either turned into turns here or skipped on purpose
 (`IGNORED`); anything else is an unknown type, skipped and counted by the reader.
+A value of an unexpected type (a number where text should be, a block that is not an object)
+is read as absent: only `str` text ever reaches a turn.
 """
 
 from __future__ import annotations
@@ -94,8 +96,19 @@ def tool_result_text(block: dict) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return "\n".join(_texts(content))
     return ""
+
+
+def _texts(blocks: list, kind: str | None = None) -> list[str]:
+    """The `text` of each block (of that type, when given) that has text."""
+    return [
+        b["text"]
+        for b in blocks
+        if isinstance(b, dict)
+        and (kind is None or b.get("type") == kind)
+        and isinstance(b.get("text"), str)
+    ]
 
 
 def drafts(record: dict, seq: int, ts: str | None) -> list[Draft]:
@@ -131,10 +144,9 @@ def drafts(record: dict, seq: int, ts: str | None) -> list[Draft]:
             )
         ]
     if any(b.get("type") == "document" for b in blocks):
-        text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        text = "\n".join(_texts(blocks, "text"))
         return [Draft(seq, ts, "user", "program", "document", text, sidechain)]
-    texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
-    text = "\n\n".join(t for t in texts if isinstance(t, str))
+    text = "\n\n".join(_texts(blocks, "text"))
     if not text.strip():
         return []
     by, what, text = user_text(text, meta=meta, sidechain=sidechain)
@@ -143,13 +155,14 @@ def drafts(record: dict, seq: int, ts: str | None) -> list[Draft]:
 
 def _assistant(message: dict, content, seq: int, ts: str | None, sidechain: bool) -> list[Draft]:
     msg = message.get("id")
+    msg = msg if isinstance(msg, str) and msg else None
     if isinstance(content, str):
         return [Draft(seq, ts, "assistant", "agent", "text", content, sidechain, msg)]
     if not isinstance(content, list):
         return []
-    texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    texts = _texts(content, "text")
     if texts:
-        text = "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+        text = "\n\n".join(t for t in texts if t.strip())
         return [Draft(seq, ts, "assistant", "agent", "text", text, sidechain, msg)] if text else []
     uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
     if uses:
@@ -159,7 +172,9 @@ def _assistant(message: dict, content, seq: int, ts: str | None, sidechain: bool
 
 
 def _tool_use_line(block: dict) -> str:
-    name = str(block.get("name", "tool"))
+    name = block.get("name")
+    name = name if isinstance(name, str) and name else "tool"
     data = block.get("input") if isinstance(block.get("input"), dict) else {}
-    detail = data.get("command") or data.get("file_path") or data.get("pattern") or ""
-    return f"{name}: {str(detail)[:300]}".rstrip(": ")
+    details = (data.get(k) for k in ("command", "file_path", "pattern"))
+    detail = next((d for d in details if isinstance(d, str) and d), "")
+    return f"{name}: {detail[:300]}".rstrip(": ")

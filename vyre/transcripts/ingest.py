@@ -8,24 +8,25 @@ What must stay true:
 - Each file is one transaction: turns, mentions and the new offset land together, so a
   crash or a vanished file never loses or duplicates a turn.
 - `seq` is a record's 0-based line index in its file. The session id is the file's stem.
-- Bad lines (corrupt JSON, non-UTF-8, not an object, unknown type) are skipped and counted.
+- Every line is read or skipped on its own (`lines.py`: the path from bytes to turns is
+  total): a bad line is counted with its reason and never stops its file, its batch or the
+  files after it. Only a regular file is opened (a FIFO named `*.jsonl` would block).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-
-import orjson
 
 from vyre.errors import MissingRoot
 from vyre.ledger import Ledger
-from vyre.transcripts.classify import IGNORED, Draft, drafts
+from vyre.transcripts.classify import Draft
+from vyre.transcripts.lines import Read, Repaired, Unread, parse, read
 
 HEAD_BYTES = 256
 BATCH_FILES = 200
@@ -43,7 +44,8 @@ class IngestReport:
     records: int = 0
     turns: int = 0
     by: Counter = field(default_factory=Counter)
-    skipped: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)  # lines nothing was taken from, by why
+    repaired: Counter = field(default_factory=Counter)  # lines read without one bad value
     ignored: Counter = field(default_factory=Counter)
     rewrites: int = 0
     pending: int = 0  # unfinished last lines left for the next run
@@ -61,6 +63,10 @@ class IngestReport:
             line += f"; skipped {skipped:,} lines: {reasons}"
         else:
             line += "; skipped 0 lines"
+        repaired = sum(self.repaired.values())
+        if repaired:
+            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.repaired.items()))
+            line += f"; repaired {repaired:,} lines: {reasons}"
         if self.empty:
             line += f"; {self.empty} empty files"
         if self.pending:
@@ -125,8 +131,8 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
     """Read one file's new lines into the open transaction; returns the bytes read."""
     key = str(path)
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
+        with _open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
             head = f.read(HEAD_BYTES)
             if state is not None:
                 session, offset, lines, head_hash, head_len, open_end = state
@@ -142,7 +148,7 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
                 return 0
             f.seek(offset)
             data = f.read(size - offset)
-    except (FileNotFoundError, PermissionError, IsADirectoryError):
+    except (OSError, _NotRegular):
         report.skipped["unreadable file"] += 1
         return 0
     skip = 0
@@ -151,11 +157,11 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
     chunks = data[skip:].split(b"\n")
     tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
     consumed = len(data) - len(tail)
-    parsed = [_parse(chunk) for chunk in chunks]
+    parsed = [parse(chunk) for chunk in chunks]
     open_end = 0
     if tail:
-        last = _parse(tail)
-        if isinstance(last, (dict, tuple)):
+        last = parse(tail, whole=False)
+        if not isinstance(last, str):
             parsed.append(last)
             consumed, open_end = len(data), 1
         else:
@@ -203,38 +209,43 @@ def _store(
         "sidechain": False,
         "parent": parent,
     }
-    for i, record in enumerate(parsed):
-        seq = first_seq + i
-        if isinstance(record, str):  # a reason the line could not be read
-            if record != "empty":
-                report.skipped[record] += 1
+    for i, line in enumerate(parsed):
+        if isinstance(line, str):  # a reason the line could not be read
+            if line != "empty":
+                report.skipped[line] += 1
             continue
-        if isinstance(record, tuple):  # a type we never read, seen without parsing
+        if isinstance(line, Unread):  # a type we never read, seen without parsing
             report.records += 1
-            report.ignored[record[1]] += 1
+            report.ignored[line.kind] += 1
+            continue
+        if isinstance(line, Repaired):
+            line, repair = line.record, line.reason
+        else:
+            repair = None
+        got = read(line, first_seq + i)
+        if isinstance(got, str):
+            report.skipped[got] += 1
             continue
         report.records += 1
-        kind = record.get("type")
-        if kind in ("user", "assistant"):
-            ts = _ts(record.get("timestamp"))
-            _note_session(meta, record, ts)
-            turns.extend(drafts(record, seq, ts))
-        elif kind == "summary":
-            if isinstance(record.get("summary"), str):
-                meta["title"] = record["summary"][:200]
-        elif kind in IGNORED:
-            report.ignored[kind] += 1
-            if meta["cwd"] is None and isinstance(record.get("cwd"), str):
-                meta["cwd"] = record["cwd"]
-        else:
-            report.skipped["unknown record type"] += 1
+        repair = repair or got.repaired
+        if repair:
+            report.repaired[repair] += 1
+        if got.kind not in ("user", "assistant", "summary"):
+            report.ignored[got.kind] += 1
+        _note_session(meta, got)
+        turns.extend(got.drafts)
     _merge_assistant_messages(db, session, turns, continued)
     rows, mentions = [], []
     for d in turns:
         rows.append((session, d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg))
         report.turns += 1
         report.by[d.by] += 1
-        for m in extract(d):
+        try:
+            found = extract(d)
+        except Exception:  # a rule's bug must not stop ingest: the turn is kept, counted
+            report.repaired["rules failed on a turn"] += 1
+            continue
+        for m in found:
             mentions.append((session, d.seq, *m, d.ts))
     db.executemany(
         "INSERT INTO turns (session, seq, ts, role, by, kind, text, sidechain, msg) "
@@ -277,16 +288,18 @@ def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: b
     turns[:] = keep
 
 
-def _note_session(meta: dict, record: dict, ts: str | None) -> None:
-    if meta["cwd"] is None and isinstance(record.get("cwd"), str):
-        meta["cwd"] = record["cwd"]
-    if record.get("isSidechain"):
+def _note_session(meta: dict, got: Read) -> None:
+    if meta["cwd"] is None and got.cwd:
+        meta["cwd"] = got.cwd
+    if got.title:
+        meta["title"] = got.title
+    if got.sidechain:
         meta["sidechain"] = True
-        if meta["parent"] is None and isinstance(record.get("sessionId"), str):
-            meta["parent"] = record["sessionId"]
-    if ts:
-        meta["first"] = min(meta["first"] or ts, ts)
-        meta["last"] = max(meta["last"] or ts, ts)
+        if meta["parent"] is None and got.parent:
+            meta["parent"] = got.parent
+    if got.ts:
+        meta["first"] = min(meta["first"] or got.ts, got.ts)
+        meta["last"] = max(meta["last"] or got.ts, got.ts)
 
 
 def _upsert_session(db, session: str, meta: dict) -> None:
@@ -326,60 +339,22 @@ def _new_session_id(path: Path, claimed: dict) -> str:
     return unique
 
 
-# Claude Code writes compact JSON, so a record's own type appears as these bytes. Lines of
-# types we never read are recognised without parsing them (half of all lines are progress).
-_PROGRESS = b'"type":"progress"'
-_SNAPSHOT = b'"type":"file-history-snapshot"'
-_USER, _ASSISTANT, _SUMMARY = b'"type":"user"', b'"type":"assistant"', b'"type":"summary"'
-_IGNORED_PROGRESS = ("ignored", "progress")
-_IGNORED_SNAPSHOT = ("ignored", "file-history-snapshot")
+class _NotRegular(Exception):
+    """A path named like a transcript that is not a regular file (a FIFO, a device)."""
 
 
-def _parse(chunk: bytes):
-    """A record dict, ("ignored", type) for a line we never read, or why the line is skipped."""
-    if not chunk or chunk.isspace():
-        return "empty"
-    unread = (
-        _IGNORED_PROGRESS
-        if _PROGRESS in chunk
-        else _IGNORED_SNAPSHOT
-        if _SNAPSHOT in chunk
-        else None
-    )
-    if (
-        unread
-        and chunk[:1] == b"{"
-        and _USER not in chunk
-        and _ASSISTANT not in chunk
-        and _SUMMARY not in chunk
-    ):
-        return unread
+def _open_regular(path: Path):
+    """The file for reading, only if it is a regular file. Opened without blocking, so a
+    FIFO is refused rather than waited on for a writer that never comes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        value = orjson.loads(chunk)
-    except orjson.JSONDecodeError:
-        # orjson is strict where Claude Code is not (lone surrogates): ask the stdlib too
-        try:
-            value = json.loads(chunk)
-        except UnicodeDecodeError:
-            return "not UTF-8"
-        except ValueError:
-            return "corrupt JSON"
-    return value if isinstance(value, dict) else "not a JSON object"
-
-
-def _ts(value) -> str | None:
-    """A record's timestamp as naive-UTC ISO text, or None."""
-    if not isinstance(value, str):
-        return None
-    if len(value) == 24 and value[23] == "Z" and value[19] == ".":  # Claude Code's own form
-        return value[:23] + "000"
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-    return parsed.isoformat(timespec="microseconds")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular(str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _digest(data: bytes) -> str:
