@@ -95,7 +95,7 @@ def test_an_empty_world_scores_nothing_and_fails_every_section_gold_has(tmp_path
     problems = gate(empty)
     assert any(p.startswith("works_at.precision not scored") for p in problems)
     assert any(p.startswith("deadline.precision not scored") for p in problems)
-    assert any(p.startswith("enrich.recall_at_3 0.09") for p in problems)
+    assert any(p.startswith("enrich.recall_at_3 0.") and p.endswith("< 0.8") for p in problems)
 
 
 def test_a_section_gold_does_not_have_is_not_scored_and_not_failed(tmp_path, result):

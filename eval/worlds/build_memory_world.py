@@ -36,6 +36,8 @@ import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import enrich_prompts  # beside this file: the prompts beyond names (issue 8)
+
 NOW = "2026-10-01T12:00:00Z"
 OWNER = "Sam Okafor"
 HOME = "/home/sam"
@@ -1519,6 +1521,11 @@ def gold() -> dict:
     ]:
         g.irrelevant.append({"room": room, "cwd": cwd, "prompt": prompt})
 
+    # ---- prompts beyond names (addresses, surnames, titles, topics, deixis) and code talk
+    # that says "client" or "deadline": kept in their own module (issue 8, enrichment)
+    enrich_prompts.extend(g, {"keel-ash": KA, "harlow": HL, "bramble": BR,
+                              "summit-dental": SD, "summit-roofing": SR, "unfiled": SCRATCH})
+
     _check_gold(g)
     return {"facts": g.facts, "absent": g.absent, "enrich": g.enrich,
             "irrelevant": g.irrelevant, "corrections": corrections(g)}
@@ -1594,8 +1601,8 @@ def _check_gold(g: Gold) -> None:
         for fid in e["expect"]:
             assert by_id[fid]["rel"] != "is", (e["id"], fid)
             assert by_id[fid]["room"] == e["room"], (e["id"], fid)
-    assert 12 <= len(g.enrich) <= 16
-    assert 15 <= len(g.irrelevant) <= 20
+    assert 12 <= len(g.enrich) <= 60
+    assert 15 <= len(g.irrelevant) <= 60
     for f in g.facts:
         if f["room"] == "*":
             assert f["rel"] in ("is", "works_at"), f

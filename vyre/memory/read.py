@@ -8,37 +8,15 @@ room. A room only ever reads its own rows: `relevant` for a folder outside every
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from vyre.extract.lexicon import ORG_NOISE
 from vyre.graph import EvidenceRow, FactRow, GraphStore
+from vyre.memory import relevant as enrich
 from vyre.memory.decay import fresh, stale
 from vyre.models import Fact, Source
 from vyre.resolve import fold
-
-ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
-
-# What a named entity brings into a prompt, and how much each relation is worth there.
-RELEVANT_WEIGHT = {
-    "works_at": 1.0,
-    "has_title": 0.95,
-    "deadline": 1.0,
-    "repo_for": 0.8,
-    "client_of": 0.6,
-    "has_address": 0.5,
-    "prefers": 0.6,
-    "decided": 0.6,
-}
-EMPLOYER_WEIGHT = 0.9  # a named person's employer is a client (outside that client's room)
-RELEVANT_FLOOR = 0.35
-_DEADLINE_WORDS = frozenset({"deadline", "due"})
-_WRITING_WORDS = frozenset({"email", "e-mail", "mail", "address", "send", "cc", "reply", "write"})
-_THING_STOP = frozenset({"the", "a", "an", "new", "our", "my", "first", "next", "final"})
-_ORG_NOISE = frozenset(fold(w) for w in ORG_NOISE)
-_TOKENS = re.compile(r"[\w@./+-]*\w|&")
 
 
 @dataclass
@@ -47,12 +25,10 @@ class RoomView:
     digest: str
     rows: list[FactRow]
     evidence: dict[str, list[EvidenceRow]]
-    phrases: dict[tuple[str, ...], list[tuple[str, float, bool]]] = field(default_factory=dict)
+    index: enrich.RoomIndex = field(default_factory=enrich.RoomIndex)  # what prompts reach
     by_subject: dict[str, list[FactRow]] = field(default_factory=dict)
     by_object: dict[str, list[FactRow]] = field(default_factory=dict)
     labels: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (label, kind)
-    things: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # what is due
-    own_orgs: set[str] = field(default_factory=set)  # the project's org, taught by Projects
 
 
 class Reader:
@@ -98,10 +74,11 @@ class Reader:
             obj[f.object].append(f)
             view.labels.setdefault(f.subject, (f.subject_label, f.subject_kind))
         view.by_subject, view.by_object = dict(subj), dict(obj)
-        view.own_orgs = {
-            r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"
-        }
-        view.phrases = _phrases(view)
+        own_orgs = {r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"}
+        quotes: dict[str, list[str]] = defaultdict(list)
+        for f in view.rows:
+            quotes[f.subject] += [e.quote for e in view.evidence.get(f.id, ())]
+        view.index = enrich.build(view.labels, view.rows, view.by_subject, quotes, own_orgs)
         return view
 
     # -- facts ----------------------------------------------------------------------------
@@ -148,8 +125,8 @@ class Reader:
     def find(self, name: str, room: str) -> list[str]:
         """Entity ids in a room that a name (full, short form, address, repo) points at."""
         view = self.room(room)
-        words = tuple(_tokens(name))
-        hits = [eid for eid, _, _ in view.phrases.get(words, ()) if eid in view.labels]
+        words = tuple(enrich.words_of(name))
+        hits = [eid for eid, _, _ in view.index.phrases.get(words, ()) if eid in view.labels]
         if not hits:
             target = fold(name)
             hits = [eid for eid, (label, _) in view.labels.items() if fold(label) == target]
@@ -189,42 +166,21 @@ class Reader:
     # -- relevant: what the prompt hook adds --------------------------------------------
 
     def relevant(self, prompt: str, room: str, now: datetime, limit: int = 5) -> list[Fact]:
+        """The few facts of the room the prompt needs (`vyre.memory.relevant` says how)."""
         view = self.room(room)
         if not view.rows:
             return []
-        named = _named(prompt, view)
-        employers = {
-            row.object: eid
-            for eid in named
-            if view.labels.get(eid, ("", ""))[1] == "person"
-            for row in view.by_subject.get(eid, [])
-            if row.rel == "works_at" and not _closed(row, now)
-        }
         pins, muted = _choices(self._controls()[1])
-        scored: dict[str, tuple[float, FactRow]] = {}
-
-        writing = bool(_WRITING_WORDS & set(_tokens(prompt)))
-
-        def offer(row: FactRow, strength: float) -> None:
-            key = (row.subject, row.rel, row.object)
-            if row.rel == "has_address" and not writing:
-                return  # an address matters when the prompt writes to someone
-            if key in muted or row.subject in muted or row.object in muted:
-                return  # muted: never reaches a prompt
-            _offer(scored, row, strength, now, pinned=key in pins)
-
-        for eid, strength in named.items():
-            if eid in employers or eid in muted:
-                continue  # "Lena at Summit": Summit only says who Lena is
-            for row in view.by_subject.get(eid, []):
-                offer(row, strength)
-        for org, person in employers.items():
-            if org in view.own_orgs:
-                continue  # in a client's own room, that the client is a client goes unsaid
-            for row in view.by_subject.get(org, []):
-                if row.rel == "client_of":
-                    offer(row, named[person] * EMPLOYER_WEIGHT)
-        ranked = sorted(scored.values(), key=lambda sr: (-sr[0], sr[1].id))
+        ranked = enrich.rank(
+            view.index,
+            view.labels,
+            view.by_subject,
+            prompt,
+            now,
+            closed=lambda row: _closed(row, now),
+            pins=pins,
+            muted=muted,
+        )
         return [self.fact(row, view, now) for _, row in ranked[:limit]]
 
     # -- overview -------------------------------------------------------------------------
@@ -270,91 +226,6 @@ def _choices(rows) -> tuple[set, set]:
         key = (c.subject, c.rel, c.object) if c.rel else c.subject
         (pins if c.kind == "pin" else muted).add(key)
     return pins, muted
-
-
-def _offer(scored: dict, row: FactRow, strength: float, now: datetime, *, pinned=False) -> None:
-    weight = RELEVANT_WEIGHT.get(row.rel)
-    if weight is None or _closed(row, now):
-        return
-    # The ADR's score: how surely the prompt names it, times the relation's worth, times
-    # freshness; confidence breaks ties. Confidence is not multiplied in again: a fact said
-    # once, plainly, eight months ago should still reach a prompt that names its subject.
-    score = strength * weight * fresh(row.rel, row.seen, now, row.source)
-    if pinned:
-        score = max(score, 1.0)  # pinned: never dropped, and first among equals
-    if score < RELEVANT_FLOOR:
-        return
-    score += row.confidence / 1000
-    if row.id not in scored or scored[row.id][0] < score:
-        scored[row.id] = (score, row)
-
-
-def _tokens(text: str) -> list[str]:
-    text = re.sub(r"['’]s\b", "", fold(text))
-    return [t.rstrip(".") for t in _TOKENS.findall(text) if t.rstrip(".")]
-
-
-def _phrases(view: RoomView) -> dict[tuple[str, ...], list[tuple[str, float, bool]]]:
-    """Word sequences that name an entity here: (entity id, strength, needs a capital)."""
-    noise = _ORG_NOISE
-    phrases: dict[tuple[str, ...], list[tuple[str, float, bool]]] = defaultdict(list)
-    view_things: list[tuple[str, tuple[str, ...]]] = []
-    shorts: dict[tuple[str, ...], set[str]] = defaultdict(set)
-    for eid, (label, kind) in view.labels.items():
-        if kind not in ENTITY_KINDS and kind != "thing":
-            continue
-        words = tuple(_tokens(label))
-        if not words:
-            continue
-        phrases[words].append((eid, 1.0, False))
-        if kind == "person" and len(words) >= 2:
-            shorts[words[:1]].add(eid)
-        elif kind == "org":
-            core = tuple(w for w in words if w not in noise)
-            if core and core != words:
-                shorts[core].add(eid)
-            if len(words) > 1:
-                shorts[words[:1]].add(eid)
-        elif kind == "repo" and "/" in label:
-            phrases[tuple(_tokens(label.rsplit("/", 1)[1]))].append((eid, 1.0, False))
-        elif kind == "thing":
-            view_things.append((eid, words))
-    for words, ids in shorts.items():
-        if len(ids) == 1 and words not in phrases:  # one claimant here: as good as the name
-            phrases[words].append((next(iter(ids)), 1.0, True))
-    view.things = view_things
-    return dict(phrases)
-
-
-def _named(prompt: str, view: RoomView) -> dict[str, float]:
-    """Entities the prompt names, with how surely (full names 1.0, short forms 0.9)."""
-    raw = [t for t in re.findall(r"[\w@./+&'’-]+", prompt)]
-    capitals = {fold(re.sub(r"['’]s$", "", t)).rstrip(".") for t in raw if t[:1].isupper()}
-    lowercase_prompt = prompt == prompt.lower()
-    words = _tokens(prompt)
-    found: dict[str, float] = {}
-    for n in range(min(5, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
-            for eid, strength, needs_capital in view.phrases.get(tuple(words[i : i + n]), ()):
-                if needs_capital and not (lowercase_prompt or words[i] in capitals):
-                    continue
-                found[eid] = max(found.get(eid, 0.0), strength)
-    stems = {_stem(w) for w in words}
-    for eid, label_words in view.things:
-        content = {_stem(w) for w in label_words if w not in _THING_STOP}
-        shared = content & stems
-        launch = "launch" in content and "launch" in stems
-        if content and (
-            shared == content or launch or (len(content) >= 3 and len(shared) >= len(content) - 1)
-        ):
-            found[eid] = max(found.get(eid, 0.0), 1.0 if shared == content else 0.9)
-        elif _DEADLINE_WORDS & stems:
-            found.setdefault(eid, 0.8)
-    return found
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 __all__ = ["Reader", "RoomView"]
