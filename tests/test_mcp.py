@@ -72,7 +72,11 @@ def test_tools_are_listed_read_only_and_take_no_room(home, tmp_path):
         return (await client.list_tools()).tools
 
     tools = {t.name: t for t in serve(home, tmp_path / "work", body, KEEL)}
-    assert set(tools) == set(TOOLS)
+    assert set(tools) == set(TOOLS) | {"learn_propose"}
+    propose = tools.pop("learn_propose")
+    assert set(propose.input_schema["properties"]) == {"sentence"}
+    assert "only a proposal" in propose.description
+    assert propose.annotations.destructive_hint is False
     for name, tool in tools.items():
         params = set(tool.input_schema.get("properties", {}))
         assert params == TOOLS[name], name
@@ -220,3 +224,19 @@ def test_the_same_facts_through_a_running_daemon(home, tmp_path, monkeypatch):
     assert [f["id"] for f in relevant["facts"]] == expected
     assert dana["entities"] == []
     assert not ask["abstained"] and ask["sources"]
+
+
+def test_an_agent_can_propose_a_lesson_but_never_accept_it(home, tmp_path):
+    from vyre.learn.service import Learn
+    from vyre.ledger import Ledger
+
+    async def body(client):
+        return await call(client, "learn_propose", sentence="Never push to main.")
+
+    out = serve(home, tmp_path / "work", body, KEEL)
+    assert out["proposed"] and out["level"] == "ask"
+    ledger = Ledger(home / "vyre.db")
+    try:
+        assert Learn(ledger, home).get(out["proposed"]).status == "proposed"
+    finally:
+        ledger.close()

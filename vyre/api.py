@@ -20,6 +20,7 @@ from vyre.ask.reply import AskReply
 from vyre.ask.suggest import suggestions
 from vyre.extract import RULES_VERSION, extract_draft
 from vyre.graph import GraphStore, analysis, engine_name
+from vyre.learn.service import Learn
 from vyre.ledger import Ledger
 from vyre.memory import Reader
 from vyre.memory import corrections as corrections_store
@@ -56,6 +57,7 @@ class Memory:
         self._owner = owner
         self._controls_key: tuple | None = None
         self._controls_rows: list[Correction] = []
+        self._learn: Learn | None = None
         self.last_derive_seconds = 0.0
 
     def close(self) -> None:
@@ -87,6 +89,13 @@ class Memory:
         if self._reader is None:
             self._reader = Reader(self.store, self._controls, check_digests=not self._owner)
         return self._reader
+
+    @property
+    def learn(self) -> Learn:
+        """The learning loop: lessons, signals, enforcement's snapshot, measurement."""
+        if self._learn is None:
+            self._learn = Learn(self.ledger, self.home)
+        return self._learn
 
     @property
     def editor(self) -> Editor:

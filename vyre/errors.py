@@ -13,8 +13,10 @@ VyreError                      a known failure: surfaces print its first line, e
 │       └── GraphBusy          another process has it open for writing
 ├── MemoryUseError             a request memory cannot carry out
 │   ├── CorrectionError        a correction that cannot be made (unknown fact, bad action)
-│   └── ProjectError           a project command that cannot be carried out
+│   ├── ProjectError           a project command that cannot be carried out
+│   └── LearnError             a lesson command that cannot be carried out (no shape fits, ...)
 ├── OwnerOnly                  the caller is not the owner (a hook, MCP, an agent, no TTY)
+│   └── WeakeningRefused       a change that loosens a lesson, asked without presence
 ├── DaemonUnavailable          no daemon answers on this home's socket (not running, not in time)
 │   └── Untrusted              the home or socket may not be this user's: nothing is sent
 ├── DaemonError                the daemon answered with an error of a kind this side does not know
@@ -89,8 +91,16 @@ class ProjectError(MemoryUseError):
     """A project command that cannot be carried out."""
 
 
+class LearnError(MemoryUseError):
+    """A lesson command that cannot be carried out (no check shape fits, unknown lesson)."""
+
+
 class OwnerOnly(VyreError):
     """The caller is not the owner: only the user, in person, changes what memory believes."""
+
+
+class WeakeningRefused(OwnerOnly):
+    """A change that loosens a lesson: only `vyre learn relax`, in person, may do that."""
 
 
 class DaemonError(VyreError):

@@ -186,3 +186,63 @@ def ask_eval(
         for p in problems:
             click.echo(f"FAIL {p}", err=True)
         raise SystemExit(1)
+
+
+@eval_group.command("learn")
+@click.option(
+    "--world",
+    required=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="A lessons world folder with lessons.json (eval/lessons/README.md).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.option("--check", is_flag=True, help="Exit 1 when a gate fails.")
+@click.option(
+    "--ratchet",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Figures reached where a target is not met yet; the gate holds those instead.",
+)
+@click.option("--no-daemon", is_flag=True, help="Skip the pass with the daemon running.")
+@domain_errors
+def learn_eval(world: Path, as_json: bool, check: bool, ratchet: Path | None, no_daemon: bool):
+    """Block precision, violation recall, near misses, guards, sequences, no-shape, latency."""
+    from vyre.evaluate import learn as scorer
+
+    result = scorer.score(world, daemon=not no_daemon)
+    held = json.loads(ratchet.read_text()) if ratchet and ratchet.exists() else None
+    problems = scorer.gate(result, held)
+    if as_json:
+        print_json(result)
+    else:
+        _print_learn(result, held, scorer.TARGETS)
+    if check and problems:
+        for p in problems:
+            click.echo(f"FAIL {p}", err=True)
+        raise SystemExit(1)
+
+
+def _print_learn(result: dict, held: dict | None, targets: dict) -> None:
+    click.echo(f"world {result['world']}: {result['lessons']} lessons, {result['calls']} hook runs")
+    for name in (*targets, "guard_lookalikes_allowed", "no_shape_passes"):
+        target = targets.get(name)
+        floor = (held or {}).get(name, target)
+        note = ""
+        if target is not None:
+            note = f"  (target {target}" + (f", ratchet {floor}" if floor != target else "") + ")"
+        click.echo(f"  {name:<26} {_f(result[name])}{note}")
+    click.echo(f"  errors                     {result['errors']}  (target 0)")
+    for side, ms in result["hook_ms"].items():
+        if ms["n"]:
+            click.echo(
+                f"  PreToolUse hook, {side:<11} p50 {ms['p50']} ms  p95 {ms['p95']} ms "
+                f"({ms['n']} runs)"
+            )
+    misses = result["misses"]
+    for kind in ("violations", "near", "sequences", "no_shape", "not_distilled", "errors"):
+        for m in misses[kind]:
+            click.echo(f"  miss {kind}: {json.dumps(m, ensure_ascii=False)}")
+    for ident in misses["guards"]:
+        click.echo(f"  miss guard: {ident}")
+    for ident in misses["lookalikes"]:
+        click.echo(f"  miss look-alike: {ident}")

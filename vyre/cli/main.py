@@ -10,6 +10,7 @@ from vyre.cli.demo import demo
 from vyre.cli.evals import eval_group
 from vyre.cli.harness import harness
 from vyre.cli.ingest import derive_command, ingest
+from vyre.cli.learn import learn
 from vyre.cli.memory import memory, why
 from vyre.cli.project import project
 
@@ -35,6 +36,7 @@ for command in (
     hook,
     harness,
     mcp_command,
+    learn,
 ):
     cli.add_command(command)
 

@@ -29,13 +29,14 @@ import time
 import traceback
 from pathlib import Path
 
-from vyre import __version__, config
+from vyre import __version__, config, presence
 from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
 from vyre.errors import AlreadyRunning, VyreError
 from vyre.hooks import context
+from vyre.learn import hook as learn_hook
 
 POLL_S = 0.2  # how often the watcher looks for new lines
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
@@ -80,8 +81,13 @@ OPS = {
 
 def peer_uid(conn: socket.socket) -> int:
     """The user id of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    return _peer(conn)[1]
+
+
+def _peer(conn: socket.socket) -> tuple[int, int, int]:
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1]
+    pid, uid, gid = struct.unpack("3i", creds)
+    return pid, uid, gid
 
 
 class Daemon:
@@ -114,6 +120,7 @@ class Daemon:
     def run(self) -> None:
         """Serve until stopped (SIGTERM, SIGINT or a `shutdown` request)."""
         self._take_home()
+        presence.SERVES_OTHERS = True  # judge each peer, not the environment we started in
         try:
             self.memory = Memory(self.home, owner=True)
             if self.root.is_dir():
@@ -158,6 +165,8 @@ class Daemon:
                         {"ok": False, "error": "refused: not this user's daemon", "kind": "Refused"}
                     )
                     return
+                # a peer inside Claude Code is never the owner, whatever caller it names
+                inside = presence.peer_inside_claude_code(_peer(self.request)[0])
                 while True:
                     line = self.rfile.readline(MAX_LINE + 1)
                     if not line:
@@ -166,7 +175,9 @@ class Daemon:
                         error = f"refused: a request larger than {MAX_LINE >> 20} MiB"
                         self._send({"ok": False, "error": error, "kind": "InputError"})
                         return
-                    self._send(daemon.handle(line, events=self._event))
+                    self._send(
+                        daemon.handle(line, events=self._event, inside_claude_code=inside)
+                    )
 
             def _event(self, event: dict) -> None:
                 self._send({"event": event})
@@ -198,15 +209,19 @@ class Daemon:
                 self.memory.close()
         if self._lockfile is not None:
             self._lockfile.close()
+        presence.SERVES_OTHERS = False
 
     # -- requests ---------------------------------------------------------------------------
 
-    def handle(self, line: bytes, events=None) -> dict:
-        """One request's reply; `events` sends a streaming request's events first."""
+    def handle(self, line: bytes, events=None, *, inside_claude_code: bool = False) -> dict:
+        """One request's reply; `events` sends a streaming request's events first. A peer
+        inside Claude Code is never the owner, whatever caller it names."""
         try:
             request = json.loads(line)
             op, args = request["op"], request.get("args") or {}
             caller = str(request.get("caller") or "local")
+            if inside_claude_code:
+                caller = "agent:claude-code"
             if not isinstance(args, dict):
                 raise ValueError("args must be an object")
             args = codec.decode(args)
@@ -256,6 +271,12 @@ class Daemon:
             with self.lock:
                 context.record(self.memory.ledger, **args)
             return True
+        if op == "learn_record":
+            with self.lock:
+                learn_hook.write_rows("", args["rows"], db=self.memory.ledger.db)
+            return True
+        if op == "learn_prompt":
+            return self._quick(lambda: self.memory.learn.on_prompt(**args), "")
         if op not in OPS:
             raise ValueError(f"unknown operation {op!r}")
         if OPS[op]:

@@ -3,7 +3,9 @@
 Standard library only, and nothing here may break the user's session: any error, a missing
 daemon or a slow one means enrichment adds nothing and the hook exits 0 at once. Tool events
 are recorded for the learning loop (tool, command-shape fingerprint, success, session, time;
-never file contents or command output) and always allowed: enforcement comes later.
+never file contents or command output). Enforcement (`vyre.learn.hook`) fails closed instead:
+PreToolUse judges guards and lessons in this process and denies when it cannot judge; Stop
+sends the assistant back for an owed `after` command.
 """
 
 from __future__ import annotations
@@ -58,9 +60,60 @@ def handle(event: str, payload: dict) -> dict | None:
         prompt = payload.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             return None
-        return _context(event, "enrich", {"prompt": prompt, "cwd": cwd, "session": session})
+        lessons = _learn_prompt(prompt, cwd, session)
+        facts = _context(event, "enrich", {"prompt": prompt, "cwd": cwd, "session": session})
+        return _joined(event, lessons, facts)
+    from vyre.learn import hook as learn
+
+    answer = None
+    if event == "PreToolUse":
+        answer, row = learn.pre_tool(payload, session)
+        learn.record([_keyed(row, payload)])
+    elif event in ("PostToolUse", "PostToolUseFailure"):
+        row = learn.post_tool(payload, session, 1 if event == "PostToolUse" else 0)
+        learn.record([_keyed(row, payload)])
+    elif event == "Stop":
+        answer, rows = learn.stop(payload, session)
+        learn.record(rows)
     record(event, payload, session)
-    return None  # allow by default: no decision means Claude Code asks as it always does
+    return answer  # no decision means Claude Code asks as it always does
+
+
+def _keyed(row: dict, payload: dict) -> dict:
+    """The call's shape fingerprint, so repeats of one kind of call can be counted."""
+    try:
+        row["key"] = shape(str(payload.get("tool_name") or ""), payload.get("tool_input"))
+    except Exception:  # a row without a key is still a row
+        row["key"] = None
+    return row
+
+
+def _learn_prompt(prompt: str, cwd: str, session: str) -> str:
+    """The learning loop's part of a prompt: a reply to a proposal, a rule heard, a lesson
+    broken last turn. Through the daemon, else in this process (only when the prompt could
+    matter: cue words, or a proposal waiting for a reply)."""
+    try:
+        return call(
+            "learn_prompt", {"prompt": prompt, "cwd": cwd, "session": session},
+            caller="hook", timeout=ENRICH_TIMEOUT_S,
+        ) or ""
+    except DaemonUnavailable:
+        from vyre.learn.prompt import here
+
+        try:
+            return here(prompt, cwd, session)
+        except Exception:  # the prompt goes on without the loop's note
+            return ""
+    except DaemonError:
+        return ""
+
+
+def _joined(event: str, lessons: str, facts: dict | None) -> dict | None:
+    text = facts["hookSpecificOutput"]["additionalContext"] if facts else ""
+    both = "\n\n".join(t for t in (lessons, text) if t)
+    if not both:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": both}}
 
 
 def _context(event: str, op: str, args: dict) -> dict | None:
@@ -74,7 +127,7 @@ def _context(event: str, op: str, args: dict) -> dict | None:
 
 
 def record(event: str, payload: dict, session: str | None) -> None:
-    from datetime import UTC, datetime  # only tool events pay for these imports
+    from vyre.learn.hook import now_text  # `time`, not `datetime`: this is the tool hooks' path
 
     tool = _text(payload.get("tool_name")) if event in TOOL_EVENTS else None
     row = {
@@ -83,7 +136,7 @@ def record(event: str, payload: dict, session: str | None) -> None:
         "tool": tool,
         "shape": shape(tool, payload.get("tool_input")) if tool else None,
         "ok": {"PostToolUse": 1, "PostToolUseFailure": 0}.get(event),
-        "ts": datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds"),
+        "ts": now_text(),
     }
     try:
         call("record", row, caller="hook", timeout=RECORD_TIMEOUT_S)
@@ -95,27 +148,23 @@ def record(event: str, payload: dict, session: str | None) -> None:
 
 def shape(tool: str, tool_input) -> str:
     """A fingerprint of what kind of call this was: program and subcommand for a shell
-    command ("git push"), the file kind for file tools. Hashed: no paths, no arguments."""
-    import hashlib
-    import shlex
+    command ("git push"), the file kind for file tools. Hashed: no paths, no arguments.
+    The command is read by the learning loop's shell parser (no `shlex`, so no `re`)."""
+    import _blake2
 
     data = tool_input if isinstance(tool_input, dict) else {}
     if tool == "Bash":
-        command = str(data.get("command", ""))
-        try:
-            words = shlex.split(command)
-        except ValueError:  # unbalanced quotes: the plain words will do
-            words = command.split()
-        # leading FOO=bar assignments are not the program
-        while words and "=" in words[0] and words[0].split("=")[0].isidentifier():
-            words.pop(0)
+        from vyre.learn.shell import parse
+
+        commands = parse(str(data.get("command", "")), "/", {}).commands
+        words = [w.text for w in commands[0].argv] if commands else []  # VAR=x already gone
         program = os.path.basename(words[0]) if words else ""
         sub = words[1] if len(words) > 1 and words[1].isalpha() else ""
         kind = f"{program} {sub}".strip()
     else:
         path = str(data.get("file_path") or data.get("path") or "")
         kind = os.path.splitext(path)[1].lower()
-    return hashlib.blake2b(f"{tool}:{kind}".encode(), digest_size=6).hexdigest()
+    return _blake2.blake2b(f"{tool}:{kind}".encode(), digest_size=6).hexdigest()
 
 
 def _record_directly(row: dict) -> None:

@@ -186,9 +186,101 @@ CREATE TABLE answer_fixes (
 CREATE INDEX answer_fixes_q ON answer_fixes (qkey, room);
 """
 
+M009_LEARN = """
+-- The learning loop (ADR 0007 sections 6 to 11). A lesson is the user's sentence, the check
+-- it became and how hard it is enforced. The sentence is the one piece of text kept: every
+-- surface must show the user what they agreed to.
+CREATE TABLE lessons (
+  id INTEGER PRIMARY KEY,
+  sentence TEXT NOT NULL,
+  check_json TEXT NOT NULL,
+  key TEXT NOT NULL,                 -- fingerprint of the check: repeats are counted by it
+  level TEXT NOT NULL,               -- remind | ask | block
+  max_level TEXT NOT NULL DEFAULT 'block',
+  pinned INTEGER NOT NULL DEFAULT 0, -- no automatic change (escalation, dormancy)
+  scope TEXT NOT NULL,               -- all | project:SLUG | agent:ID
+  status TEXT NOT NULL,              -- proposed | active | dormant | retired | declined
+  source TEXT NOT NULL,              -- prompt | cli | mcp | inferred | model
+  session TEXT,                      -- the thread a proposal was told in (accept by reply)
+  told_seq INTEGER,                  -- the prompt count in that thread when it was told
+  created TEXT NOT NULL,
+  accepted TEXT,
+  retired TEXT,
+  first_signal TEXT,                 -- the earliest signal with this key: "before" starts there
+  demotion TEXT                      -- a proposed lower level, for the user to decide
+);
+CREATE INDEX lessons_key ON lessons (key);
+
+-- Signals: what happened that the loop learns from. `meta` holds counts and kinds only.
+CREATE TABLE learn_signals (
+  id INTEGER PRIMARY KEY,
+  ts TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  session TEXT,
+  seq INTEGER,
+  project TEXT,
+  agent TEXT,
+  key TEXT NOT NULL,
+  lesson INTEGER,
+  meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX learn_signals_key ON learn_signals (key, ts);
+
+-- Sentences no check shape fits, waiting for a distiller or for the user to write by hand.
+CREATE TABLE learn_jobs (
+  id INTEGER PRIMARY KEY,
+  ts TEXT NOT NULL,
+  key TEXT NOT NULL UNIQUE,
+  text TEXT NOT NULL,
+  session TEXT,
+  project TEXT,
+  status TEXT NOT NULL DEFAULT 'waiting'   -- waiting | proposed | dropped
+);
+
+-- What each tool call of a session did, as the loop needs it (kept 7 days): which lessons'
+-- owed commands it ran, which lessons' files it changed, Vyre's decision, file hashes.
+CREATE TABLE learn_commands (
+  id INTEGER PRIMARY KEY,
+  ts TEXT NOT NULL,
+  session TEXT NOT NULL,
+  turn INTEGER NOT NULL DEFAULT 0,
+  event TEXT NOT NULL,          -- PreToolUse | PostToolUse | PostToolUseFailure | Stop | prompt
+  tool TEXT,
+  call TEXT,                    -- Claude Code's tool_use_id
+  key TEXT,                     -- fingerprint of the command shape
+  ran TEXT NOT NULL DEFAULT '', -- ids of lessons whose owed command this ran, ",1,7,"
+  changed TEXT NOT NULL DEFAULT '',  -- ids of lessons whose watched files this changed
+  decision TEXT,                -- deny | ask | remind | guard | sendback
+  lesson INTEGER,
+  ok INTEGER,
+  path TEXT,                    -- a file Claude wrote (for reverted/rewritten), kept 7 days
+  before_hash TEXT,
+  after_hash TEXT
+);
+CREATE INDEX learn_commands_session ON learn_commands (session, id);
+
+-- Per-day counts for "does a lesson work?", computed into verdicts when read.
+CREATE TABLE learn_days (
+  day TEXT NOT NULL,
+  project TEXT NOT NULL,        -- a project slug, or '' outside every project
+  turns INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (day, project)
+);
+CREATE TABLE learn_lesson_days (
+  day TEXT NOT NULL,
+  lesson INTEGER NOT NULL,
+  applied INTEGER NOT NULL DEFAULT 0,
+  caught INTEGER NOT NULL DEFAULT 0,
+  broken INTEGER NOT NULL DEFAULT 0,
+  repeats INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (day, lesson)
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
     ("m003_tool_events", M003_TOOL_EVENTS),
     ("m008_ask", M008_ASK),
+    ("m009_learn", M009_LEARN),
 ]

@@ -5,8 +5,9 @@ What must stay true:
   set, else the folder the server was started in (Claude Code starts it in the session's
   folder). A folder outside every project reads `unfiled`: never the main graph `*`, never
   another project's room. No tool takes a room, project or folder argument.
-- Read-only: no tool corrects, merges, splits, pins or mutes, and the caller is "mcp", never
-  an owner caller.
+- Read-only but for `learn_propose`, which only proposes (the user accepts): no tool
+  corrects, merges, splits, pins, mutes, accepts or relaxes, and the caller is "mcp", never an
+  owner caller.
 - Memory is reached through the daemon when one runs for the home; otherwise the stores are
   opened for one call and closed right after, since the graph engine allows one writing
   process and the CLI or a daemon may need it next. One call at a time.
@@ -49,6 +50,7 @@ INSTRUCTIONS = (
     "remember, and name the session it cites."
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+PROPOSE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 _one_call = threading.Lock()  # tools run in worker threads; the local stores take one at a time
 
@@ -144,6 +146,36 @@ def create_server(folder: str | None = None) -> MCPServer:
         out = reply.model_dump(mode="json")
         out["cite"] = citation(reply)
         return out
+
+    @server.tool(
+        description="Propose a lesson for this user's sessions from a rule they stated (their "
+        "own words, e.g. 'never push to main'). It is only a proposal: the user decides, at "
+        "their terminal (`vyre learn accept ID`) or by answering yes in their next prompt. "
+        "Nothing here can accept, relax or retire a lesson.",
+        annotations=PROPOSE,
+    )
+    def learn_propose(sentence: str) -> dict[str, Any]:
+        from vyre.learn.models import Lesson
+        from vyre.learn.service import Learn
+        from vyre.ledger import Ledger
+
+        with _one_call:
+            home = config.home()
+            ledger = Ledger(home / "vyre.db")
+            try:
+                made = Learn(ledger, home).propose(sentence[:500], cwd=folder, source="mcp")
+            finally:
+                ledger.close()
+        if isinstance(made, Lesson):
+            return {
+                "proposed": made.id,
+                "level": made.level,
+                "enforced": made.enforced,
+                "user_decides": f"vyre learn accept {made.id}",
+            }
+        if made is None:
+            return {"proposed": None, "why": "not a rule, or that lesson exists already"}
+        return {"proposed": None, "why": "no check shape fits; it waits in `vyre learn signals`"}
 
     return server
 

@@ -59,10 +59,19 @@ _COLUMNS = (
 
 
 def require_owner(caller: str) -> None:
+    """Owner callers only, and never from inside Claude Code: a one-line Python call through
+    the library claiming `local` from the model's shell is refused here, not only in the CLI."""
+    from vyre import presence
+
     if caller not in OWNER_CALLERS:
         raise OwnerOnly(
             "refused: only you can change memory, at a real terminal outside Claude Code "
             f"(this caller is {caller!r})"
+        )
+    if presence.inside_claude_code():
+        raise OwnerOnly(
+            "refused: this process runs inside Claude Code; only you, at your own terminal, "
+            "can change memory or loosen a lesson"
         )
 
 

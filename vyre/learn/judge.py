@@ -1,0 +1,221 @@
+"""The PreToolUse decision: guards first, then every lesson in scope, from the offline
+snapshot (or the ledger, read-only, when the snapshot is missing or unreadable).
+
+What must stay true:
+- The same answer with the daemon running or stopped: this runs in the hook process and
+  reads only files, never the socket.
+- Fails closed: a lesson source that exists but cannot be read raises, and the hook denies.
+- Standard library only, no `json` (the snapshot is read with `vyre.hooks.fastjson`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from vyre.learn import checks, guards
+from vyre.learn.checks import Call
+
+SNAPSHOT = "lessons.json"
+SNAPSHOT_HASH = "lessons_snapshot_hash"
+LEDGER = "vyre.db"
+LEVELS = ("remind", "ask", "block")
+DECISION = {"block": "deny", "ask": "ask", "remind": "remind"}
+UNATTENDED_MODES = ("bypassPermissions", "dontAsk")
+
+
+class Lesson:
+    """An active lesson as the hook needs it."""
+
+    __slots__ = ("agent", "check", "enforced", "folders", "id", "level", "scope", "sentence")
+
+    def __init__(self, row: dict):
+        self.id = int(row["id"])
+        self.level = row["level"] if row.get("level") in LEVELS else "block"
+        self.check = row["check"]
+        self.scope = row.get("scope") or "all"
+        self.folders = [f for f in row.get("folders") or [] if isinstance(f, str)]
+        self.sentence = str(row.get("sentence") or "")
+        self.enforced = str(row.get("enforced") or "")
+        self.agent = row.get("agent")
+
+    def in_scope(self, cwd: str, env: dict[str, str]) -> bool:
+        if self.scope == "all":
+            return True
+        if self.scope.startswith("agent:"):
+            return env.get("VYRE_AGENT") == self.scope[6:]
+        if self.scope.startswith("project:"):
+            from vyre.learn.paths import under
+
+            return any(under(cwd, f) for f in self.folders)
+        return False
+
+
+class Verdict:
+    """What the hook answers, and what it records."""
+
+    __slots__ = ("decision", "guard", "lessons", "reason")
+
+    def __init__(self, decision=None, reason="", lessons=(), guard=False):
+        self.decision: str | None = decision  # deny | ask | remind | None (allow)
+        self.reason = reason
+        self.lessons: list[int] = list(lessons)
+        self.guard = guard
+
+    def answer(self) -> dict | None:
+        if self.decision is None:
+            return None
+        if self.decision == "remind":
+            out = {"hookEventName": "PreToolUse", "additionalContext": self.reason}
+        else:
+            out = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": self.decision,
+                "permissionDecisionReason": self.reason,
+            }
+        return {"hookSpecificOutput": out}
+
+
+def load(home: str) -> list[Lesson]:
+    """Active lessons: the snapshot, else the ledger read-only, else none (a fresh home)."""
+    rows = _snapshot(os.path.join(home, SNAPSHOT))
+    if rows is None:
+        rows = ledger_rows(os.path.join(home, LEDGER))
+    return [Lesson(r) for r in rows]
+
+
+def _snapshot(path: str) -> list[dict] | None:
+    from vyre.hooks import fastjson
+
+    try:
+        with open(path, "rb") as f:
+            data = fastjson.loads(f.read())
+        rows = data["lessons"]
+        if not isinstance(rows, list):
+            return None
+        return [r for r in rows if isinstance(r, dict) and isinstance(r.get("check"), dict)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def ledger_rows(path: str) -> list[dict]:
+    """The active lessons straight from the ledger, opened read-only."""
+    if not os.path.exists(path):
+        return []
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+    try:
+        return rows_from(db)
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return []  # a ledger from before the learning loop: no lessons yet
+        raise
+    finally:
+        db.close()
+
+
+def rows_from(db) -> list[dict]:
+    """Active lessons as the snapshot holds them, from an open ledger connection."""
+    from vyre.hooks import fastjson
+
+    rows = db.execute(
+        "SELECT id, sentence, check_json, level, scope FROM lessons "
+        "WHERE status IN ('active', 'dormant') ORDER BY id"
+    ).fetchall()
+    folders: dict[str, list[str]] = {}
+    for slug, folder in db.execute("SELECT slug, folder FROM project_folders ORDER BY 1, 2"):
+        folders.setdefault(slug, []).append(folder)
+    out = []
+    for lid, sentence, check_json, level, scope in rows:
+        check = fastjson.loads(check_json)
+        out.append(
+            {
+                "id": lid,
+                "sentence": sentence,
+                "check": check,
+                "level": level,
+                "scope": scope,
+                "folders": folders.get(scope[8:], []) if scope.startswith("project:") else [],
+                "enforced": checks.enforced(check, level),
+            }
+        )
+    return out
+
+
+def write_snapshot(home: str, db) -> str:
+    """Write `lessons.json` atomically (0600) from the ledger and keep its hash in meta.
+    The ledger connection `db` is the writer's own; the hash lands in its transaction."""
+    import hashlib
+    import json
+
+    body = json.dumps({"v": 1, "lessons": rows_from(db)}, sort_keys=True, indent=1).encode()
+    path = os.path.join(home, SNAPSHOT)
+    tmp = os.path.join(home, f".{SNAPSHOT}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(body)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    digest = hashlib.sha256(body).hexdigest()
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (SNAPSHOT_HASH, digest),
+    )
+    return digest
+
+
+def decide(call: Call, lessons: list[Lesson], *, mode: str = "", history=None) -> Verdict:
+    """Guards, then lessons. `history(lesson)` says whether an `after ... before` lesson's
+    owed command has run since the last change in this session (None: unknown, owed)."""
+    reason = guards.check(call, mode)
+    if reason:
+        decision = "deny" if mode in UNATTENDED_MODES else "ask"
+        text = (
+            f"Vyre guards its own rules: {reason}. Only you can do this, in your own terminal "
+            "outside Claude Code."
+        )
+        return Verdict(decision, text, guard=True)
+    fired: list[tuple[int, Lesson]] = []
+    for lesson in lessons:
+        if not lesson.in_scope(call.cwd, call.env):
+            continue
+        try:
+            hit = _violates(lesson, call, history)
+        except Exception:
+            if lesson.level == "remind":
+                continue
+            raise  # a block or ask lesson that cannot be judged holds the call
+        if hit:
+            fired.append((LEVELS.index(lesson.level), lesson))
+    if not fired:
+        return Verdict()
+    top = max(rank for rank, _ in fired)
+    chosen = [lesson for rank, lesson in fired if rank == top]
+    decision = DECISION[LEVELS[top]]
+    if decision == "ask" and mode in UNATTENDED_MODES:
+        decision = "deny"  # nobody can be asked: hold it
+    return Verdict(decision, _reason(chosen), [lesson.id for _, lesson in fired])
+
+
+def _violates(lesson: Lesson, call: Call, history) -> bool:
+    check = lesson.check
+    if check.get("kind") == "after":
+        before = check.get("before")
+        if not before or not checks.runs(before, call):
+            return False
+        if checks.runs(check["run"], call):
+            return False  # `npm test && git push`: the owed command runs first
+        return not (history(lesson) if history else False)
+    return checks.violates(check, call, lesson.folders)
+
+
+def _reason(chosen: list[Lesson]) -> str:
+    parts = []
+    for lesson in chosen[:3]:
+        sentence = lesson.sentence.strip()
+        if sentence and sentence[-1] not in ".!?":
+            sentence += "."
+        parts.append(f"Lesson {lesson.id}: \u201c{sentence}\u201d {lesson.enforced}".strip())
+    return " ".join(parts) + " (Your lesson, kept by Vyre; see `vyre learn show`.)"
