@@ -25,7 +25,7 @@ from vyre.ledger import Ledger
 from vyre.memory import Reader
 from vyre.memory import corrections as corrections_store
 from vyre.memory.editing import Editor
-from vyre.models import Correction, Fact
+from vyre.models import Correction, Fact, Thread
 from vyre.rooms import MAIN, DeriveReport, derive, room_for_cwd
 from vyre.rooms import projects as project_ops
 from vyre.transcripts import IngestReport, ingest, reextract
@@ -204,6 +204,19 @@ class Memory:
     ) -> list[Fact]:
         room = self.room_for(cwd, session)
         return self.reader.relevant(prompt, room, now or config.now(), limit=limit)
+
+    def session_names(self, sessions: list[str]) -> dict[str, str]:
+        """What to call each session: its title (Claude Code's summary), else its first words."""
+        return self.ledger.session_names(sessions)
+
+    def thread(self, session: str, seq: int = 0, window: int = 25) -> Thread:
+        """A session's turns around `seq`, each with who wrote it (the Deck's turn view)."""
+        return self.ledger.thread(session, seq, window)
+
+    def version(self, room: str = MAIN) -> str:
+        """Changes whenever what a room shows changes (its rows, or a pin or mute)."""
+        digest = self.store.digests().get(self.check_room(room), "")
+        return f"{digest}:{self._controls()[0]}"
 
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> dict:
         return self.reader.overview(self.check_room(room), now or config.now())

@@ -65,3 +65,23 @@ class Correction(Value):
     prior_source: str | None = None
     prior_rule: str | None = None
     prior_confidence: float | None = None
+
+
+class TurnView(Value):
+    seq: int
+    ts: datetime | None
+    role: str
+    by: Literal["person", "agent", "tool", "program"]
+    kind: str
+    text: str
+
+
+class Thread(Value):
+    """Some of one session's turns, as the Deck's turn view shows them."""
+
+    session: str
+    title: str | None
+    cwd: str | None
+    turns: tuple[TurnView, ...]
+    before: int | None = None  # the seq to link to for earlier turns, if any
+    after: int | None = None

@@ -6,6 +6,7 @@ import click
 
 from vyre import __version__
 from vyre.cli.daemon import daemon, hook, mcp_command
+from vyre.cli.deck import deck
 from vyre.cli.demo import demo
 from vyre.cli.evals import eval_group
 from vyre.cli.harness import harness
@@ -37,6 +38,7 @@ for command in (
     harness,
     mcp_command,
     learn,
+    deck,
 ):
     cli.add_command(command)
 

@@ -114,6 +114,7 @@ class Daemon:
         self._log = sys.stderr  # daemon.log when started in the background
         self._retry_at = 0.0
         self._failures = 0
+        self._deck = None  # the Deck's web server, started on the first `vyre deck`
 
     # -- life -------------------------------------------------------------------------------
 
@@ -198,6 +199,8 @@ class Daemon:
         threading.Thread(target=server.serve_forever, name="vyre-socket", daemon=True).start()
 
     def _close(self) -> None:
+        if self._deck is not None:
+            self._deck.stop()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -267,6 +270,8 @@ class Daemon:
             return self._quick(lambda: context.enrich(self.memory, **args), "")
         if op == "brief":
             return self._quick(lambda: context.brief(self.memory, **args), "")
+        if op in ("deck", "deck_passkey"):
+            return self._deck_url(op, caller)
         if op == "record":
             with self.lock:
                 context.record(self.memory.ledger, **args)
@@ -301,6 +306,25 @@ class Daemon:
             ):
                 self._main_due = None  # those derive the main graph themselves
         return result
+
+    def _deck_url(self, op: str, caller: str) -> dict:
+        """The Deck's sign-in URL (its web server starts on the first ask). A passkey code
+        is for the owner at a terminal only: it is what makes the Deck trust a passkey."""
+        from vyre.memory.corrections import require_owner
+
+        if op == "deck_passkey":
+            require_owner(caller)
+        with self.lock:
+            if self._deck is None:
+                from vyre.deck.server import DeckServer
+                from vyre.deck.views import Backend
+
+                port = int(config.settings().get("deck.port") or 0)
+                self._deck = DeckServer(self.home, Backend(self.memory, self.lock), port=port)
+                self._deck.start()
+            deck = self._deck
+        url = deck.passkey_url() if op == "deck_passkey" else deck.sign_in_url()
+        return {"url": url, "port": deck.port}
 
     def _quick(self, work, empty):
         """For prompt hooks: the answer now, or nothing (never a slow prompt)."""

@@ -277,10 +277,22 @@ CREATE TABLE learn_lesson_days (
 );
 """
 
+M010_DECK_PASSKEYS = """
+-- Passkeys the user registered with the Deck (public keys only): the Deck asks for one
+-- before it loosens a lesson. Rows only the user writes.
+CREATE TABLE deck_passkeys (
+  credential BLOB PRIMARY KEY,
+  public_key BLOB NOT NULL,
+  sign_count INTEGER NOT NULL DEFAULT 0,
+  created TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
     ("m003_tool_events", M003_TOOL_EVENTS),
     ("m008_ask", M008_ASK),
     ("m009_learn", M009_LEARN),
+    ("m010_deck_passkeys", M010_DECK_PASSKEYS),
 ]

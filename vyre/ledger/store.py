@@ -153,6 +153,57 @@ class Ledger:
         keys = ("session", "seq", "ts", "role", "by", "kind", "text")
         return dict(zip(keys, row, strict=True))
 
+    def session_names(self, sessions: Iterable[str]) -> dict[str, str]:
+        """Each session's title, else the first words the person typed in it, else its id."""
+        ids = sorted(set(sessions))
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ", ".join("?" * len(chunk))
+            for sid, title in self.db.execute(
+                f"SELECT id, title FROM sessions WHERE id IN ({marks})", chunk
+            ):
+                if title:
+                    out[sid] = _clip(title)
+            for sid, text in self.db.execute(
+                f"SELECT session, text FROM turns WHERE session IN ({marks}) AND by = 'person' "
+                "AND seq = (SELECT min(seq) FROM turns t WHERE t.session = turns.session "
+                "AND t.by = 'person')",
+                chunk,
+            ):
+                out.setdefault(sid, _clip(text))
+        return {sid: out.get(sid, f"session {sid[:8]}") for sid in ids}
+
+    def thread(self, session: str, seq: int, window: int):
+        from vyre.errors import MemoryUseError
+        from vyre.models import Thread, TurnView
+
+        meta = self.session(session)
+        if meta is None:
+            raise MemoryUseError(f"no session {session!r} in memory")
+        rows = self.db.execute(
+            "SELECT seq, ts, role, by, kind, text FROM turns WHERE session = ? "
+            "AND seq BETWEEN ? AND ? ORDER BY seq",
+            (session, seq - window, seq + window),
+        ).fetchall()
+        lo, hi = self.db.execute(
+            "SELECT min(seq), max(seq) FROM turns WHERE session = ?", (session,)
+        ).fetchone()
+        turns = tuple(
+            TurnView(seq=r[0], ts=ts_value(r[1]), role=r[2], by=r[3], kind=r[4], text=r[5])
+            for r in rows
+        )
+        first = turns[0].seq if turns else seq
+        last = turns[-1].seq if turns else seq
+        return Thread(
+            session=session,
+            title=meta["title"],
+            cwd=meta["cwd"],
+            turns=turns,
+            before=max(lo, first - window) if lo is not None and lo < first else None,
+            after=min(hi, last + window) if hi is not None and hi > last else None,
+        )
+
     def turn_counts(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT by, count(*) FROM turns GROUP BY by"))
 
@@ -169,6 +220,11 @@ class Ledger:
             "m.object_kind, m.quote, m.ts FROM mentions m JOIN wanted w ON w.id = m.session "
             "ORDER BY m.session, m.seq, m.rule, m.subject, m.rel, m.object"
         ).fetchall()
+
+
+def _clip(text: str, most: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= most else line[: most - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _statements(sql: str) -> list[str]:

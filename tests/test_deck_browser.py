@@ -1,0 +1,253 @@
+"""The Deck in a real browser: Debian's Chromium driven by Playwright (no browser download).
+
+Each view is loaded on the demo world, checked with axe-core for accessibility violations
+and saved as a screenshot (into $VYRE_DECK_SHOTS when set: `make screenshots` writes the
+README's pictures that way). Editing and Find are driven by keyboard alone.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import WORLD
+from tests.deck_support import built_home, copy_home
+
+playwright = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+NOW = json.loads((WORLD / "world.json").read_text())["now"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+if not os.path.exists(CHROMIUM):  # `make test` installs it; a bare checkout says how
+    pytest.fail(
+        "Chromium is missing: run `make browser` (Debian: apt-get install chromium)", pytrace=False
+    )
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    from vyre.api import Memory
+    from vyre.deck.server import DeckServer
+    from vyre.deck.views import Backend
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("VYRE_NOW", NOW)
+    root = tmp_path_factory.mktemp("deck-browser")
+    home = copy_home(built_home(root), root / "home")
+    mp.setenv("VYRE_HOME", str(home))
+    memory = Memory(home)
+    deck = DeckServer(home, Backend(memory)).start()
+    yield deck, memory
+    deck.stop()
+    memory.close()
+    mp.undo()
+
+
+@pytest.fixture(autouse=True)
+def world_clock(monkeypatch, served):
+    monkeypatch.setenv("VYRE_NOW", NOW)  # the world's own clock for every read
+    monkeypatch.setenv("VYRE_HOME", str(served[0].gate.home))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, served):
+    deck, _ = served
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(deck.sign_in_url())
+    page.wait_for_url("**/memory")
+    page.errors = errors
+    yield page
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    folder = Path(os.environ.get("VYRE_DECK_SHOTS") or page.context.browser and "/tmp")
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"deck-{name}.png"))
+
+
+def no_violations(page) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+
+
+VIEWS = {
+    "memory": "/memory?scope=harlow",
+    "everything": "/memory?scope=*",
+    "find": "/find?scope=harlow",
+    "now": "/now",
+    "lessons": "/memory?tab=lessons",
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_each_view_loads_clean(page, served, name):
+    deck, _ = served
+    page.goto(deck.base + VIEWS[name])
+    assert page.locator("h1").first.is_visible()
+    no_violations(page)
+    shot(page, name)
+    assert page.errors == []
+
+
+def test_a_source_opens_its_turn(page, served):
+    deck, memory = served
+    page.goto(deck.base + "/memory?scope=harlow")
+    link = page.locator(".provenance a").first
+    href = link.get_attribute("href")
+    link.click()
+    page.wait_for_url("**/turn/**")
+    here = page.locator("li[aria-current='true']")
+    assert here.count() == 1
+    session, seq = href.split("/turn/")[1].split("?seq=")
+    assert here.get_attribute("id") == f"t{int(seq.split('#')[0])}"
+    assert page.locator("details summary").first.is_visible()  # tool output is collapsed
+    no_violations(page)
+    shot(page, "turn")
+
+
+def test_correct_and_undo_by_keyboard_alone(page, served):
+    deck, memory = served
+    page.goto(deck.base + "/memory?scope=harlow")
+    button = page.get_by_role("button", name="Correct: Dana Reyes is the office manager")
+    button.focus()
+    page.keyboard.press("Enter")
+    field = page.get_by_role("textbox", name="The right value")
+    assert field.evaluate("el => el === document.activeElement")
+    before = len(memory.corrections())
+    page.keyboard.press("Escape")  # Esc cancels: nothing is sent
+    assert len(memory.corrections()) == before
+    button.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+a")
+    page.keyboard.type("practice manager")
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("Corrected.").wait_for()
+    titles = {
+        f.object
+        for f in memory.facts("harlow")
+        if f.subject == "Dana Reyes" and f.rel == "has_title" and f.status != "closed"
+    }
+    assert titles == {"practice manager"}
+    undo = page.get_by_role("button", name="Undo")
+    undo.focus()
+    page.keyboard.press("Enter")
+    page.get_by_text("Undone.").wait_for()
+    titles = {
+        f.object
+        for f in memory.facts("harlow")
+        if f.subject == "Dana Reyes" and f.rel == "has_title" and f.status != "closed"
+    }
+    assert titles == {"office manager"}
+    assert page.errors == []
+
+
+def test_find_by_keyboard(page, served):
+    deck, _ = served
+    page.goto(deck.base + "/find?scope=harlow")
+    box = page.get_by_role("searchbox")
+    box.focus()
+    page.keyboard.type("intranet launch")
+    page.keyboard.press("Enter")
+    page.locator("#hits li").first.wait_for()
+    assert page.locator("#hits li").count() >= 1
+    assert page.errors == []
+
+
+def test_nothing_is_refetched_while_the_tab_is_hidden(page, served):
+    deck, _ = served
+    page.goto(deck.base + "/memory?scope=harlow")
+    assert page.evaluate("window.deckVersionChecks()") is True
+    page.evaluate(
+        "Object.defineProperty(document, 'hidden', {value: true, configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'))"
+    )
+    assert page.evaluate("window.deckVersionChecks()") is False
+    page.evaluate(
+        "Object.defineProperty(document, 'hidden', {value: false, configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'))"
+    )
+    assert page.evaluate("window.deckVersionChecks()") is True
+
+
+def _raw(deck, method: str, path: str, headers: dict) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", deck.port, timeout=5)
+    conn.request(method, path, headers=headers)
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def test_the_live_server_refuses_host_origin_and_no_cookie(page, served):
+    deck, memory = served
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+    ok = {"Host": f"localhost:{deck.port}", "Cookie": cookie}
+    assert _raw(deck, "GET", "/memory", ok) == 200
+    assert _raw(deck, "GET", "/memory", {**ok, "Host": "attacker.example"}) == 421
+    assert _raw(deck, "GET", "/memory", {"Host": f"localhost:{deck.port}"}) == 401
+    fact = next(f for f in memory.facts("harlow") if f.rel == "works_at")
+    before = len(memory.corrections())
+    post = {**ok, "Origin": "http://attacker.example", "Content-Type": "application/json"}
+    assert _raw(deck, "POST", f"/api/facts/{fact.id}/pin", post) == 403
+    assert _raw(deck, "POST", f"/api/facts/{fact.id}/pin", {**ok, "Content-Type": "x"}) == 403
+    assert len(memory.corrections()) == before
+
+
+def test_passkey_registration_needs_the_terminal_code(page, served, browser):
+    deck, memory = served
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    cdp.send(
+        "WebAuthn.addVirtualAuthenticator",
+        {
+            "options": {
+                "protocol": "ctap2",
+                "transport": "internal",
+                "hasResidentKey": True,
+                "hasUserVerification": True,
+                "isUserVerified": True,
+            }
+        },
+    )
+    page.goto(deck.base + "/passkey")
+    assert page.get_by_role("button", name="Register a passkey").count() == 0
+    page.goto(deck.base + "/passkey?code=made-up")
+    page.get_by_role("button", name="Register a passkey").click()
+    page.get_by_text("Not registered").wait_for()
+    assert deck.passkeys.registered() == 0
+    code = deck.passkeys.registration_code()
+    page.goto(deck.base + f"/passkey?code={code}")
+    page.get_by_role("button", name="Register a passkey").click()
+    page.get_by_text("Passkey registered").wait_for()
+    assert deck.passkeys.registered() == 1
+    shot(page, "passkey")
+    page.goto(deck.base + f"/passkey?code={code}")  # a code works once
+    page.get_by_role("button", name="Register a passkey").click()
+    page.get_by_text("Not registered").wait_for()
+    assert deck.passkeys.registered() == 1

@@ -1,0 +1,471 @@
+"""The Deck's pages and the few JSON calls its script makes, over the one library API.
+
+Every read goes through `Backend` (the daemon's memory under its lock, or a local `Memory`
+in tests); every write is the library's owner API with the caller `deck`. Pages are
+server-rendered; JSON answers carry what the script draws and a `said` line for the user.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from vyre import config
+from vyre.deck import pictures
+from vyre.deck.passkey import Passkeys, parse_credential
+from vyre.deck.security import COOKIE
+from vyre.errors import VyreError
+from vyre.memory import ago
+from vyre.memory.text import age_note, phrase
+from vyre.models import Fact
+from vyre.rooms import MAIN
+
+CALLER = "deck"
+PAGE_SIZE = 40  # entities per Memory page: a heavy user's room never loads at once
+TURN_WINDOW = 25  # turns either side of the one a link points at
+KIND_ORDER = {"person": 0, "org": 1, "repo": 2, "address": 3, "domain": 4}
+SECTION = {
+    "person": "People",
+    "org": "Orgs",
+    "repo": "Repos",
+    "address": "Addresses",
+    "domain": "Domains",
+}
+
+T = TypeVar("T")
+
+
+@dataclass
+class Backend:
+    """Memory for the Deck's requests, one at a time."""
+
+    memory: Any
+    lock: Any = field(default_factory=threading.RLock)
+
+    def __call__(self, work: Callable[[Any], T]) -> T:
+        with self.lock:
+            return work(self.memory)
+
+
+@dataclass
+class Entity:
+    label: str
+    kind: str
+    facts: list[Fact] = field(default_factory=list)
+
+
+def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
+    """The Deck's routes (the sign-in routes live in app.py)."""
+
+    def render(request: Request, name: str, context: dict) -> Response:
+        return templates.TemplateResponse(request, name, context)
+
+    def scope_of(request: Request) -> str:
+        return request.query_params.get("scope") or MAIN
+
+    # -- Memory ---------------------------------------------------------------------------
+
+    def memory_page(request: Request) -> Response:
+        if request.query_params.get("tab") == "lessons":
+            return lessons_page(request)
+        scope = scope_of(request)
+        page = _page_number(request)
+        now = config.now()
+
+        def read(m):
+            room = m.check_room(scope)
+            facts = m.facts(room, now=now)
+            conflicts = m.conflicts(now=now) if room == MAIN else []
+            names = m.session_names(sorted({s.session for f in facts for s in f.sources}))
+            return room, facts, conflicts, names, m.projects(), m.version(room)
+
+        try:
+            room, facts, conflicts, names, projects, version = backend(read)
+        except VyreError as exc:
+            return render(
+                request, "problem.html", {"view": "memory", "scope": scope, "problem": exc.line()}
+            )
+        entities, deadlines = _group(facts)
+        pages = max(1, -(-len(entities) // PAGE_SIZE))
+        page = min(page, pages)
+        shown = entities[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+        picture = pictures.room_svg(facts) if room != MAIN or len(entities) <= 60 else None
+        return render(
+            request,
+            "memory.html",
+            {
+                "view": "memory",
+                "scope": room,
+                "version": version,
+                "projects": projects,
+                "sections": _sections(shown),
+                "deadlines": deadlines if page == 1 else [],
+                "conflicts": conflicts,
+                "page": page,
+                "pages": pages,
+                "total": len(entities),
+                "picture": picture,
+                "line": lambda f: _fact_view(f, names, now),
+                "settle": _settle,
+            },
+        )
+
+    def version(request: Request) -> Response:
+        scope = scope_of(request)
+        return JSONResponse({"version": backend(lambda m: m.version(m.check_room(scope)))})
+
+    # -- writes: the owner API, caller "deck" ----------------------------------------------
+
+    async def fact_action(request: Request) -> Response:
+        fact, what = request.path_params["fact"], request.path_params["what"]
+        body = await _json(request)
+        now = config.now()
+
+        def write(m):
+            if what in ("pin", "mute"):
+                row = getattr(m, what)(fact, caller=CALLER, now=now)
+                return {"said": f"{'Pinned' if what == 'pin' else 'Muted'}.", "undo": row.id}
+            if what == "correct":
+                action = str(body.get("action") or "replace")
+                value = body.get("object")
+                row, _ = m.correct(fact, action, value=value, caller=CALLER, now=now)
+                said = {
+                    "replace": "Corrected.",
+                    "wrong": "Marked wrong: it leaves every vote.",
+                    "confirm": "Confirmed: it no longer decays.",
+                    "ended": "Ended.",
+                }.get(action, "Done.")
+                shown = f"{row.subject_label} → {value}" if action == "replace" else None
+                return {"said": said, "undo": row.id, "fact": shown}
+            raise VyreError(f"unknown action {what!r}")
+
+        return _answer(lambda: backend(write))
+
+    async def undo(request: Request) -> Response:
+        cid = request.path_params["correction"]
+        now = config.now()
+
+        def write(m):
+            for one in str(cid).split(","):
+                m.uncorrect(int(one), caller=CALLER, now=now)
+            return {"said": "Undone."}
+
+        return _answer(lambda: backend(write))
+
+    async def settle(request: Request) -> Response:
+        """A conflict's answer: two people (split by room), they moved (end the older), or
+        both true (confirm)."""
+        body = await _json(request)
+        now = config.now()
+
+        def write(m):
+            how = body.get("how")
+            if how == "split":
+                row, _ = m.split(str(body["name"]), room=str(body["room"]), caller=CALLER, now=now)
+                return {"said": f"Split: the {body['room']} one is someone else.", "undo": row.id}
+            if how == "ended":
+                target = (str(body["name"]), str(body["rel"]), str(body["object"]))
+                row, _ = m.correct(target, "ended", caller=CALLER, now=now)
+                return {"said": "Ended the older one.", "undo": row.id}
+            if how == "confirm":
+                rows = [
+                    m.correct(str(f), "confirm", caller=CALLER, now=now)[0] for f in body["facts"]
+                ]
+                return {"said": "Confirmed.", "undo": ",".join(str(r.id) for r in rows)}
+            raise VyreError(f"unknown answer {how!r}")
+
+        return _answer(lambda: backend(write))
+
+    # -- Turn view --------------------------------------------------------------------------
+
+    def turn_page(request: Request) -> Response:
+        session = request.path_params["session"]
+        seq = _int(request.query_params.get("seq"), 0)
+        try:
+            thread = backend(lambda m: m.thread(session, seq, TURN_WINDOW))
+        except VyreError as exc:
+            return render(request, "problem.html", {"view": "turn", "problem": exc.line()})
+        return render(
+            request,
+            "turn.html",
+            {"view": "turn", "thread": thread, "seq": seq, "scope": scope_of(request)},
+        )
+
+    # -- Find -------------------------------------------------------------------------------
+
+    def find_page(request: Request) -> Response:
+        scope = scope_of(request)
+        projects = backend(lambda m: m.projects())
+        return render(
+            request,
+            "find.html",
+            {
+                "view": "find",
+                "scope": scope,
+                "q": request.query_params.get("q", ""),
+                "projects": projects,
+            },
+        )
+
+    def recall(request: Request) -> Response:
+        scope = scope_of(request)
+        q = request.query_params.get("q", "").strip()
+
+        def read(m):
+            if not hasattr(m, "recall"):
+                return None
+            hits = m.recall(q, room=m.check_room(scope), limit=20) if q else []
+            names = m.session_names(sorted({h.session for h in hits}))
+            return hits, names
+
+        got = backend(read)
+        if got is None:
+            return JSONResponse(
+                {
+                    "unavailable": "Search over your sessions (recall) is not on "
+                    "main yet: it comes with `memory ask` (issue 10).",
+                    "hits": [],
+                }
+            )
+        hits, names = got
+        now = config.now()
+        return JSONResponse(
+            {
+                "hits": [
+                    {
+                        "name": names.get(h.session, h.session[:8]),
+                        "link": _turn_link(h.session, h.seq),
+                        "when": ago(h.ts, now),
+                        "by": h.by,
+                        "quote": h.quote,
+                    }
+                    for h in hits
+                ]
+            }
+        )
+
+    # -- Now --------------------------------------------------------------------------------
+
+    def now_page(request: Request) -> Response:
+        now = config.now()
+
+        def read(m):
+            return m.facts(MAIN, now=now), m.conflicts(now=now), m.projects()
+
+        facts, conflicts, projects = backend(read)
+        today = [f for f in facts if f.valid_from and (now - f.valid_from).days < 1]
+        return render(
+            request,
+            "now.html",
+            {
+                "view": "now",
+                "scope": MAIN,
+                "today": today,
+                "conflicts": conflicts,
+                "projects": projects,
+                "line": lambda f: _fact_view(f, {}, now),
+            },
+        )
+
+    # -- Lessons ----------------------------------------------------------------------------
+
+    def lessons_page(request: Request) -> Response:
+        return render(
+            request,
+            "lessons.html",
+            {
+                "view": "lessons",
+                "scope": scope_of(request),
+                "passkeys": passkeys.registered(),
+                "lessons": None,
+            },
+        )
+
+    # -- passkeys ---------------------------------------------------------------------------
+
+    def passkey_page(request: Request) -> Response:
+        code = request.query_params.get("code", "")
+        return render(
+            request,
+            "passkey.html",
+            {"view": "passkey", "code": code, "registered": passkeys.registered()},
+        )
+
+    async def passkey_options(request: Request) -> Response:
+        body = await _json(request)
+        return _raw(
+            lambda: passkeys.registration_options(_session(request), str(body.get("code", "")))
+        )
+
+    async def passkey_register(request: Request) -> Response:
+        body = await _json(request)
+        credential = body.get("credential") if isinstance(body.get("credential"), dict) else {}
+
+        def work():
+            passkeys.register(
+                _session(request),
+                str(body.get("code", "")),
+                credential,
+                when=config.now().isoformat(),
+            )
+            return {
+                "said": "Passkey registered: the Deck will ask for it before it loosens a lesson."
+            }
+
+        return _answer(work)
+
+    async def presence_options(request: Request) -> Response:
+        body = await _json(request)
+        purpose = f"{body.get('action')}:{body.get('lesson')}"
+        return _raw(lambda: passkeys.challenge(_session(request), purpose))
+
+    return [
+        Route("/memory", memory_page, methods=["GET"]),
+        Route("/api/version", version, methods=["GET"]),
+        Route("/api/facts/{fact}/{what}", fact_action, methods=["POST"]),
+        Route("/api/corrections/{correction}/undo", undo, methods=["POST"]),
+        Route("/api/conflicts", settle, methods=["POST"]),
+        Route("/turn/{session}", turn_page, methods=["GET"]),
+        Route("/find", find_page, methods=["GET"]),
+        Route("/api/recall", recall, methods=["GET"]),
+        Route("/now", now_page, methods=["GET"]),
+        Route("/passkey", passkey_page, methods=["GET"]),
+        Route("/api/passkey/options", passkey_options, methods=["POST"]),
+        Route("/api/passkey/register", passkey_register, methods=["POST"]),
+        Route("/api/presence/options", presence_options, methods=["POST"]),
+    ]
+
+
+# -- shaping -----------------------------------------------------------------------------------
+
+
+def _group(facts: list[Fact]) -> tuple[list[Entity], list[Fact]]:
+    """Entities (by kind, then name) with their facts; deadlines on their own."""
+    entities: dict[tuple[str, str], Entity] = {}
+    deadlines = []
+    for f in facts:
+        if f.rel == "is":
+            entities.setdefault((f.subject, f.object), Entity(f.subject, f.object))
+    for f in facts:
+        if f.rel == "is":
+            continue
+        if f.rel == "deadline":
+            deadlines.append(f)
+            continue
+        owner = entities.get((f.subject, f.subject_kind))
+        if owner is not None:
+            owner.facts.append(f)
+    ordered = sorted(
+        entities.values(), key=lambda e: (KIND_ORDER.get(e.kind, 9), e.label.casefold())
+    )
+    return ordered, sorted(deadlines, key=lambda f: (f.object, f.subject))
+
+
+def _sections(entities: list[Entity]) -> list[tuple[str, list[Entity]]]:
+    out: dict[str, list[Entity]] = {}
+    for e in entities:
+        out.setdefault(SECTION.get(e.kind, e.kind.title()), []).append(e)
+    return list(out.items())
+
+
+def _settle(conflict) -> list[tuple[str, dict]]:
+    """The answers a conflict offers, as the CLI's `vyre memory conflicts` words them."""
+    sides = conflict.sides
+    if not conflict.question.startswith("Same"):  # your correction against newer sessions
+        return [("Still true", {"how": "confirm", "facts": [sides[0]["fact"]]})]
+    newest = max(sides, key=lambda s: s["seen"] or datetime.min)
+    oldest = min(sides, key=lambda s: s["seen"] or datetime.min)
+    out = []
+    if newest["rooms"]:
+        out.append(
+            (
+                "No, two people",
+                {"how": "split", "name": conflict.subject, "room": newest["rooms"][0]},
+            )
+        )
+    out.append(
+        (
+            "Yes, they moved",
+            {
+                "how": "ended",
+                "name": conflict.subject,
+                "rel": conflict.rel,
+                "object": oldest["object"],
+            },
+        )
+    )
+    out.append(("Yes, both are true", {"how": "confirm", "facts": [s["fact"] for s in sides]}))
+    return out
+
+
+def _fact_view(f: Fact, names: dict[str, str], now: datetime) -> dict:
+    sources = [
+        {
+            "name": names.get(s.session, s.session[:8]),
+            "when": ago(s.ts, now),
+            "link": _turn_link(s.session, s.seq),
+            "quote": s.quote,
+        }
+        for s in reversed(f.sources[-3:])
+    ]
+    return {
+        "text": phrase(f),
+        "said": age_note(f, now),
+        "sources": sources,
+        "confidence": f"{f.confidence:.2f}",
+    }
+
+
+def _turn_link(session: str, seq: int) -> str:
+    return f"/turn/{quote(session)}?seq={seq}#t{seq}"
+
+
+def _page_number(request: Request) -> int:
+    return max(1, _int(request.query_params.get("page"), 1))
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text is not None else default
+    except ValueError:
+        return default
+
+
+def _session(request: Request) -> str:
+    return request.cookies.get(COOKIE, "")
+
+
+async def _json(request: Request) -> dict:
+    try:
+        value = json.loads(await request.body() or b"{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _answer(work: Callable[[], dict]) -> Response:
+    try:
+        return JSONResponse(work())
+    except VyreError as exc:
+        return JSONResponse({"error": exc.line()}, status_code=400)
+    except (KeyError, TypeError, ValueError) as exc:
+        return JSONResponse({"error": f"bad request: {exc}"}, status_code=400)
+
+
+def _raw(work: Callable[[], str]) -> Response:
+    try:
+        return Response(work(), media_type="application/json")
+    except VyreError as exc:
+        return JSONResponse({"error": exc.line()}, status_code=400)
+
+
+__all__ = ["Backend", "parse_credential", "routes"]
