@@ -11,6 +11,7 @@ import http.client
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ def page(browser, served):
 
 
 def shot(page, name: str) -> None:
-    folder = Path(os.environ.get("VYRE_DECK_SHOTS") or page.context.browser and "/tmp")
+    folder = Path(os.environ.get("VYRE_DECK_SHOTS") or tempfile.gettempdir())
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"deck-{name}.png"))
 
@@ -117,7 +118,7 @@ def test_each_view_loads_clean(page, served, name):
 
 
 def test_a_source_opens_its_turn(page, served):
-    deck, memory = served
+    deck, _ = served
     page.goto(deck.base + "/memory?scope=harlow")
     link = page.locator(".provenance a").first
     href = link.get_attribute("href")
@@ -125,7 +126,7 @@ def test_a_source_opens_its_turn(page, served):
     page.wait_for_url("**/turn/**")
     here = page.locator("li[aria-current='true']")
     assert here.count() == 1
-    session, seq = href.split("/turn/")[1].split("?seq=")
+    seq = href.split("?seq=")[1]
     assert here.get_attribute("id") == f"t{int(seq.split('#')[0])}"
     assert page.locator("details summary").first.is_visible()  # tool output is collapsed
     no_violations(page)
@@ -219,8 +220,8 @@ def test_the_live_server_refuses_host_origin_and_no_cookie(page, served):
     assert len(memory.corrections()) == before
 
 
-def test_passkey_registration_needs_the_terminal_code(page, served, browser):
-    deck, memory = served
+def test_passkey_registration_needs_the_terminal_code(page, served):
+    deck, _ = served
     cdp = page.context.new_cdp_session(page)
     cdp.send("WebAuthn.enable")
     cdp.send(
