@@ -10,11 +10,11 @@ $(BIN)/vyre: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $(BIN)/vyre
 
-.PHONY: demo test lint bench
+.PHONY: demo test lint bench browser screenshots
 demo: $(BIN)/vyre
 	$(BIN)/vyre demo
 
-test: $(BIN)/vyre
+test: $(BIN)/vyre browser
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
@@ -28,3 +28,11 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/hook.py
 	$(BIN)/python bench/ask.py
+
+# Debian's Chromium for the Deck's browser tests (installed when missing, if allowed).
+browser:
+	scripts/ensure-chromium
+
+# The README's pictures of the Deck, taken by its browser tests on the demo world.
+screenshots: $(BIN)/vyre browser
+	VYRE_DECK_SHOTS=docs/deck $(BIN)/pytest -q tests/test_deck_browser.py
