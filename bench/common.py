@@ -21,3 +21,33 @@ def baseline(section: str) -> dict | None:
 def verdict(ok: bool) -> int:
     print("ok" if ok else "FAIL")
     return 0 if ok else 1
+
+
+def generated_home(work: Path, sessions: int, projects: int = 30) -> tuple[Path, Path]:
+    """(transcripts root, Vyre home) of a generated heavy user: built once under `work`, with
+    one project per generated folder, and reused when `work` already holds them."""
+    import os
+    import sys
+    import time
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import corpus
+
+    from vyre.api import Memory
+
+    root, home = work / "claude" / "projects", work / "home"
+    os.environ["VYRE_HOME"] = str(home)
+    os.environ["CLAUDE_CONFIG_DIR"] = str(root.parent)
+    if not any(root.glob("*/*.jsonl")):
+        t = time.perf_counter()
+        stats = corpus.generate(root, sessions=sessions, projects=projects)
+        print(f"corpus: {stats['files']:,} files ({time.perf_counter() - t:.0f} s)")
+    if not (home / "vyre.db").exists():
+        with Memory(home) as memory:
+            for n in range(1, projects + 1):
+                memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
+            t = time.perf_counter()
+            report, _ = memory.ingest(root)
+            print(f"home built: {report.records:,} records in {time.perf_counter() - t:.1f} s")
+    return root, home

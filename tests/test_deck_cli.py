@@ -25,7 +25,9 @@ def test_deck_no_open_prints_the_url_first_and_keeps_serving(vyre_home):
     t.write()
     proc = subprocess.Popen(
         [sys.executable, "-m", "vyre.cli.main", "deck", "--no-open"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         url = urlparse(proc.stdout.readline().strip())

@@ -25,7 +25,7 @@ from vyre.ledger import Ledger
 from vyre.memory import Reader
 from vyre.memory import corrections as corrections_store
 from vyre.memory.editing import Editor
-from vyre.models import Correction, Fact, Thread
+from vyre.models import Correction, EntityPage, Fact, Thread
 from vyre.rooms import MAIN, DeriveReport, derive, room_for_cwd
 from vyre.rooms import projects as project_ops
 from vyre.transcripts import IngestReport, ingest, reextract
@@ -204,6 +204,20 @@ class Memory:
     ) -> list[Fact]:
         room = self.room_for(cwd, session)
         return self.reader.relevant(prompt, room, now or config.now(), limit=limit)
+
+    def entities(
+        self, room: str = MAIN, *, offset: int = 0, limit: int = 40, now: datetime | None = None
+    ) -> EntityPage:
+        """One page of a room's entities with their open facts, and its open deadlines."""
+        return self.reader.entities(
+            self.check_room(room), now or config.now(), offset=offset, limit=limit
+        )
+
+    def learned(
+        self, since: datetime, room: str = MAIN, *, now: datetime | None = None
+    ) -> list[Fact]:
+        """Open facts first said since then, newest first."""
+        return self.reader.learned(self.check_room(room), since, now or config.now())
 
     def session_names(self, sessions: list[str]) -> dict[str, str]:
         """What to call each session: its title (Claude Code's summary), else its first words."""

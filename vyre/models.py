@@ -85,3 +85,22 @@ class Thread(Value):
     turns: tuple[TurnView, ...]
     before: int | None = None  # the seq to link to for earlier turns, if any
     after: int | None = None
+
+
+class EntityFacts(Value):
+    """One entity of a room with its open facts (a row of the Deck's Memory view)."""
+
+    id: str
+    label: str
+    kind: str
+    facts: tuple[Fact, ...] = ()
+
+
+class EntityPage(Value):
+    """A page of a room's entities, in kind then name order, and its open deadlines."""
+
+    room: str
+    total: int
+    offset: int
+    entities: tuple[EntityFacts, ...]
+    deadlines: tuple[Fact, ...] = ()

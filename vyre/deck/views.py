@@ -11,7 +11,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -26,13 +26,13 @@ from vyre.deck.security import COOKIE
 from vyre.errors import VyreError
 from vyre.memory import ago
 from vyre.memory.text import age_note, phrase
-from vyre.models import Fact
+from vyre.models import EntityFacts, Fact
 from vyre.rooms import MAIN
 
 CALLER = "deck"
 PAGE_SIZE = 40  # entities per Memory page: a heavy user's room never loads at once
+PICTURE_MOST = 200  # a room picture is drawn for rooms of up to this many entities
 TURN_WINDOW = 25  # turns either side of the one a link points at
-KIND_ORDER = {"person": 0, "org": 1, "repo": 2, "address": 3, "domain": 4}
 SECTION = {
     "person": "People",
     "org": "Orgs",
@@ -56,13 +56,6 @@ class Backend:
             return work(self.memory)
 
 
-@dataclass
-class Entity:
-    label: str
-    kind: str
-    facts: list[Fact] = field(default_factory=list)
-
-
 def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
     """The Deck's routes (the sign-in routes live in app.py)."""
 
@@ -83,22 +76,21 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
 
         def read(m):
             room = m.check_room(scope)
-            facts = m.facts(room, now=now)
+            got = m.entities(room, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE, now=now)
+            # the picture reads the whole room: drawn only where it stays small
+            whole = m.facts(room, now=now) if got.total <= PICTURE_MOST else []
             conflicts = m.conflicts(now=now) if room == MAIN else []
-            names = m.session_names(sorted({s.session for f in facts for s in f.sources}))
-            return room, facts, conflicts, names, m.projects(), m.version(room)
+            shown = [f for e in got.entities for f in e.facts] + list(got.deadlines)
+            names = m.session_names(sorted({s.session for f in shown for s in f.sources[-3:]}))
+            return room, got, whole, conflicts, names, m.projects(), m.version(room)
 
         try:
-            room, facts, conflicts, names, projects, version = backend(read)
+            room, got, whole, conflicts, names, projects, version = backend(read)
         except VyreError as exc:
             return render(
                 request, "problem.html", {"view": "memory", "scope": scope, "problem": exc.line()}
             )
-        entities, deadlines = _group(facts)
-        pages = max(1, -(-len(entities) // PAGE_SIZE))
-        page = min(page, pages)
-        shown = entities[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-        picture = pictures.room_svg(facts) if room != MAIN or len(entities) <= 60 else None
+        pages = max(1, -(-got.total // PAGE_SIZE))
         return render(
             request,
             "memory.html",
@@ -107,13 +99,13 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
                 "scope": room,
                 "version": version,
                 "projects": projects,
-                "sections": _sections(shown),
-                "deadlines": deadlines if page == 1 else [],
+                "sections": _sections(list(got.entities)),
+                "deadlines": got.deadlines if page == 1 else [],
                 "conflicts": conflicts,
                 "page": page,
                 "pages": pages,
-                "total": len(entities),
-                "picture": picture,
+                "total": got.total,
+                "picture": pictures.room_svg(whole) if whole else None,
                 "line": lambda f: _fact_view(f, names, now),
                 "settle": _settle,
             },
@@ -259,10 +251,11 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         now = config.now()
 
         def read(m):
-            return m.facts(MAIN, now=now), m.conflicts(now=now), m.projects()
+            today = m.learned(now - timedelta(days=1), MAIN, now=now)
+            names = m.session_names(sorted({s.session for f in today for s in f.sources}))
+            return today, names, m.conflicts(now=now), m.projects()
 
-        facts, conflicts, projects = backend(read)
-        today = [f for f in facts if f.valid_from and (now - f.valid_from).days < 1]
+        today, names, conflicts, projects = backend(read)
         return render(
             request,
             "now.html",
@@ -272,7 +265,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
                 "today": today,
                 "conflicts": conflicts,
                 "projects": projects,
-                "line": lambda f: _fact_view(f, {}, now),
+                "line": lambda f: _fact_view(f, names, now),
             },
         )
 
@@ -348,30 +341,8 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
 # -- shaping -----------------------------------------------------------------------------------
 
 
-def _group(facts: list[Fact]) -> tuple[list[Entity], list[Fact]]:
-    """Entities (by kind, then name) with their facts; deadlines on their own."""
-    entities: dict[tuple[str, str], Entity] = {}
-    deadlines = []
-    for f in facts:
-        if f.rel == "is":
-            entities.setdefault((f.subject, f.object), Entity(f.subject, f.object))
-    for f in facts:
-        if f.rel == "is":
-            continue
-        if f.rel == "deadline":
-            deadlines.append(f)
-            continue
-        owner = entities.get((f.subject, f.subject_kind))
-        if owner is not None:
-            owner.facts.append(f)
-    ordered = sorted(
-        entities.values(), key=lambda e: (KIND_ORDER.get(e.kind, 9), e.label.casefold())
-    )
-    return ordered, sorted(deadlines, key=lambda f: (f.object, f.subject))
-
-
-def _sections(entities: list[Entity]) -> list[tuple[str, list[Entity]]]:
-    out: dict[str, list[Entity]] = {}
+def _sections(entities: list[EntityFacts]) -> list[tuple[str, list[EntityFacts]]]:
+    out: dict[str, list[EntityFacts]] = {}
     for e in entities:
         out.setdefault(SECTION.get(e.kind, e.kind.title()), []).append(e)
     return list(out.items())

@@ -165,13 +165,16 @@ class Ledger:
             ):
                 if title:
                     out[sid] = _clip(title)
-            for sid, text in self.db.execute(
-                f"SELECT session, text FROM turns WHERE session IN ({marks}) AND by = 'person' "
-                "AND seq = (SELECT min(seq) FROM turns t WHERE t.session = turns.session "
-                "AND t.by = 'person')",
-                chunk,
-            ):
-                out.setdefault(sid, _clip(text))
+        for sid in ids:
+            if sid in out:
+                continue
+            # the (session, seq) index walks to the first typed prompt and stops there
+            row = self.db.execute(
+                "SELECT text FROM turns WHERE session = ? AND by = 'person' ORDER BY seq LIMIT 1",
+                (sid,),
+            ).fetchone()
+            if row:
+                out[sid] = _clip(row[0])
         return {sid: out.get(sid, f"session {sid[:8]}") for sid in ids}
 
     def thread(self, session: str, seq: int, window: int):

@@ -178,11 +178,14 @@ class Editor:
     # -- conflicts -------------------------------------------------------------------------
 
     def conflicts(self, now: datetime) -> list[Conflict]:
-        facts = [f for f in self.reader.facts(MAIN, now) if f.status == "conflict"]
+        view = self.reader.room(MAIN)  # only conflict rows become facts: the graph may be large
+        facts = [self.reader.fact(r, view, now) for r in view.rows if r.status == "conflict"]
+        facts = [f for f in facts if f.status == "conflict"]
         groups: dict[tuple[str, str], list] = {}
         for f in facts:
             groups.setdefault((f.subject, f.rel), []).append(f)
-        main = self.reader.room(MAIN)
+        main = view
+        rooms = {r: self.reader.room(r) for r in self.reader.rooms() if r != MAIN} if groups else {}
         out = []
         for (subject, rel), rows in sorted(groups.items()):
             sides = []
@@ -193,15 +196,14 @@ class Editor:
                 if r.rel == rel and r.source in ("user", "confirmed") and r.valid_to is None
             ]
             for f in rows:
-                rooms = sorted(
+                holders = sorted(
                     room
-                    for room in self.reader.rooms()
-                    if room != MAIN
-                    for r in self.reader.room(room).by_subject.get(_base(eid), [])
-                    + self.reader.room(room).by_subject.get(f"{_base(eid)}@{room}", [])
+                    for room, other in rooms.items()
+                    for r in other.by_subject.get(_base(eid), [])
+                    + other.by_subject.get(f"{_base(eid)}@{room}", [])
                     if r.rel == rel and r.object_label == f.object and r.valid_to is None
                 )
-                sides.append({"object": f.object, "rooms": rooms, "seen": f.seen, "fact": f.id})
+                sides.append({"object": f.object, "rooms": holders, "seen": f.seen, "fact": f.id})
             if user:
                 said = user[0]
                 question = (

@@ -29,6 +29,7 @@ class RoomView:
     by_subject: dict[str, list[FactRow]] = field(default_factory=dict)
     by_object: dict[str, list[FactRow]] = field(default_factory=dict)
     labels: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (label, kind)
+    order: list[str] | None = None  # entity ids by kind, then name (built on first page)
 
 
 class Reader:
@@ -162,6 +163,68 @@ class Reader:
                         continue
                     out.append(self.fact(row, view, now))
         return out
+
+    def entities(self, room: str, now: datetime, *, offset: int = 0, limit: int = 40):
+        """One page of a room's entities, each with its open facts, and the room's open
+        deadlines: only the page's rows become `Fact`s, so a large room costs one page."""
+        from vyre.models import EntityFacts, EntityPage
+
+        view = self.room(room)
+        if view.order is None:
+            kinds = {k: i for i, k in enumerate(ENTITY_KINDS)}
+            view.order = [
+                eid
+                for _, _, eid in sorted(
+                    (
+                        kinds[view.labels[r.subject][1]],
+                        view.labels[r.subject][0].casefold(),
+                        r.subject,
+                    )
+                    for r in view.rows
+                    if r.rel == "is" and view.labels.get(r.subject, ("", ""))[1] in kinds
+                )
+            ]
+        page = []
+        for eid in view.order[offset : offset + limit]:
+            label, kind = view.labels[eid]
+            rows = [
+                r
+                for r in view.by_subject.get(eid, [])
+                if r.rel not in ("is", "mentioned_in") and not _closed(r, now)
+            ]
+            facts = tuple(
+                self.fact(r, view, now) for r in sorted(rows, key=lambda r: (r.rel, r.id))
+            )
+            page.append(EntityFacts(id=eid, label=label, kind=kind, facts=facts))
+        deadlines = sorted(
+            (
+                self.fact(r, view, now)
+                for r in view.rows
+                if r.rel == "deadline" and not _closed(r, now)
+            ),
+            key=lambda f: (f.object, f.subject),
+        )
+        return EntityPage(
+            room=room,
+            total=len(view.order),
+            offset=offset,
+            entities=tuple(page),
+            deadlines=tuple(deadlines),
+        )
+
+    def learned(self, room: str, since: datetime, now: datetime, limit: int = 50) -> list[Fact]:
+        """Open facts first said at or after `since`, newest first (the Deck's Now)."""
+        view = self.room(room)
+        rows = [
+            r
+            for r in view.rows
+            if r.valid_from
+            and r.valid_from >= since
+            and r.rel not in ("mentioned_in",)
+            and not _closed(r, now)
+        ]
+        rows.sort(key=lambda r: (r.valid_from, r.id), reverse=True)
+        return [self.fact(r, view, now) for r in rows[:limit]]
 
     # -- relevant: what the prompt hook adds --------------------------------------------
 
