@@ -252,3 +252,77 @@ def test_passkey_registration_needs_the_terminal_code(page, served):
     page.get_by_role("button", name="Register a passkey").click()
     page.get_by_text("Not registered").wait_for()
     assert deck.passkeys.registered() == 1
+
+
+def test_ask_a_question_and_follow_its_source_to_the_turn(page, served):
+    deck, memory = served
+    page.goto(deck.base + "/find?scope=harlow")
+    box = page.get_by_role("searchbox")
+    box.focus()
+    page.keyboard.type("who is the office manager at Harlow Legal?")  # asked 700 ms after
+    card = page.get_by_role("region", name="Answer")
+    card.locator(".answer").wait_for()
+    assert "Dana" in card.locator(".answer").inner_text()
+    meta = card.locator(".meta").first.inner_text()
+    assert "confidence" in meta and "Wrong?" in meta
+    no_violations(page)
+    shot(page, "find-answer")
+    chip = card.locator("a.chip").first
+    href = chip.get_attribute("href")
+    chip.click()
+    page.wait_for_url("**/turn/**")
+    seq = int(href.split("?seq=")[1].split("#")[0])
+    here = page.locator("li[aria-current='true']")
+    assert here.get_attribute("id") == f"t{seq}"
+    session = href.split("/turn/")[1].split("?")[0]
+    assert memory.ledger.turn(session, seq) is not None
+    assert page.errors == []
+
+
+def test_another_clients_folder_is_not_sure(page, served):
+    deck, _ = served
+    page.goto(deck.base + "/find?scope=summit-roofing")
+    page.get_by_role("searchbox").fill("who is the office manager at Harlow Legal?")
+    page.keyboard.press("Enter")
+    card = page.get_by_role("region", name="Answer")
+    card.get_by_text("Not sure yet.").wait_for()
+    assert "Dana" not in card.inner_text()
+    assert card.get_by_text("Wrong?").count() == 0  # a "not sure" card offers the field
+    assert card.get_by_placeholder("Know it? Tell me").is_visible()
+    shot(page, "find-not-sure")
+
+
+def test_wrong_then_undo_on_the_answer_card_by_keyboard(page, served):
+    deck, memory = served
+    page.goto(deck.base + "/find?scope=harlow")
+    box = page.get_by_role("searchbox")
+    box.fill("who is the office manager at Harlow Legal?")
+    page.keyboard.press("Enter")
+    card = page.get_by_role("region", name="Answer")
+    wrong = card.get_by_role("button", name="Wrong?")
+    wrong.wait_for()
+    wrong.focus()
+    page.keyboard.press("Enter")
+    field = card.get_by_role("textbox", name="The right answer")
+    assert field.evaluate("el => el === document.activeElement")
+    before = len(memory.answer_corrections()["answers"])
+    page.keyboard.press("Escape")  # collapses, nothing sent
+    assert card.get_by_role("textbox", name="The right answer").count() == 0
+    assert len(memory.answer_corrections()["answers"]) == before
+    wrong.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+a")
+    page.keyboard.type("Priya Shah")
+    page.keyboard.press("Enter")
+    card.get_by_text("you corrected this").wait_for()
+    assert card.locator(".answer").inner_text() == "Priya Shah"
+    again = memory.ask("who is the office manager at Harlow Legal?", project="harlow")
+    assert again.via == "corrected" and again.answer == "Priya Shah"
+    undo = card.get_by_role("button", name="Undo")
+    undo.focus()
+    page.keyboard.press("Enter")
+    card.get_by_role("button", name="Wrong?").wait_for()
+    assert memory.answer_corrections()["answers"][-1]["undone"]
+    back = memory.ask("who is the office manager at Harlow Legal?", project="harlow")
+    assert back.via != "corrected" and "Dana" in back.answer
+    assert page.errors == []

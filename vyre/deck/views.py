@@ -7,6 +7,7 @@ server-rendered; JSON answers carry what the script draws and a `said` line for 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from vyre import config
@@ -245,6 +246,67 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
             }
         )
 
+    async def ask(request: Request) -> Response:
+        """Find's Answer card: `memory.ask` streamed as server-sent events: the thinking
+        stages (never the question or the answer), then the reply the card draws."""
+        body = await _json(request)
+        question = str(body.get("question") or "").strip()
+        scope = str(body.get("scope") or MAIN)
+        ask_id = str(body.get("id") or "")[:64]
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def work() -> None:
+            def events(event: dict) -> None:
+                loop.call_soon_threadsafe(queue.put_nowait, (event["event"], event))
+
+            try:
+                card = backend(lambda m: _card(m, _asked(m, question, scope, ask_id, events)))
+                loop.call_soon_threadsafe(queue.put_nowait, ("reply", card))
+            except VyreError as exc:
+                loop.call_soon_threadsafe(queue.put_nowait, ("reply", {"error": exc.line()}))
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        async def stream():
+            task = loop.run_in_executor(None, work)
+            while (item := await queue.get()) is not None:
+                name, data = item
+                yield f"event: {name}\ndata: {json.dumps(data, default=str)}\n\n"
+            await task
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    async def answer_fix(request: Request) -> Response:
+        """ "Wrong?" on the card: replace, wrong or forget; the card redraws the new reply."""
+        body = await _json(request)
+        answer_id = request.path_params["answer"]
+        question, scope = str(body.get("question") or ""), str(body.get("scope") or MAIN)
+        now = config.now()
+
+        def write(m):
+            done = m.correct_answer(
+                answer_id,
+                str(body.get("action") or ""),
+                caller=CALLER,
+                object=body.get("object"),
+                now=now,
+            )
+            return {**_card(m, _asked(m, question, scope, None, None)), "fix": done["fix"]}
+
+        return _answer(lambda: backend(write))
+
+    async def answer_unfix(request: Request) -> Response:
+        body = await _json(request)
+        question, scope = str(body.get("question") or ""), str(body.get("scope") or MAIN)
+        fix = _int(request.path_params["fix"], -1)
+        now = config.now()
+
+        def write(m):
+            m.uncorrect_answer(fix, caller=CALLER, now=now)
+            return _card(m, _asked(m, question, scope, None, None))
+
+        return _answer(lambda: backend(write))
+
     # -- Now --------------------------------------------------------------------------------
 
     def now_page(request: Request) -> Response:
@@ -330,6 +392,9 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         Route("/turn/{session}", turn_page, methods=["GET"]),
         Route("/find", find_page, methods=["GET"]),
         Route("/api/recall", recall, methods=["GET"]),
+        Route("/api/ask", ask, methods=["POST"]),
+        Route("/api/answers/{answer}/correct", answer_fix, methods=["POST"]),
+        Route("/api/fixes/{fix}/undo", answer_unfix, methods=["POST"]),
         Route("/now", now_page, methods=["GET"]),
         Route("/passkey", passkey_page, methods=["GET"]),
         Route("/api/passkey/options", passkey_options, methods=["POST"]),
@@ -346,6 +411,48 @@ def _sections(entities: list[EntityFacts]) -> list[tuple[str, list[EntityFacts]]
     for e in entities:
         out.setdefault(SECTION.get(e.kind, e.kind.title()), []).append(e)
     return list(out.items())
+
+
+def _asked(m, question: str, scope: str, ask_id: str | None, events):
+    """memory.ask for the Deck's scope. One project asks its room; Everything (the owner's
+    own view of all of it) asks every room and keeps the best-supported answer."""
+    if scope != MAIN:
+        return m.ask(question, project=scope, id=ask_id or None, events=events)
+    rooms = [p["slug"] if isinstance(p, dict) else p.slug for p in m.projects()] + ["unfiled"]
+    replies = [m.ask(question, project=r, id=ask_id or None, events=events) for r in rooms]
+    answered = [r for r in replies if not r.abstained]
+    if not answered:
+        return replies[-1]
+    return max(answered, key=lambda r: r.confidence)
+
+
+def _card(m, reply) -> dict:
+    """What the Answer card draws: the reply, with each source's session name, age and link
+    (a correction or something the person told memory has no turn to link to)."""
+    now = config.now()
+    names = m.session_names(sorted({s.session for s in reply.sources if s.session}))
+    meta = reply.meta_line()
+    return {
+        "id": reply.id,
+        "answer": reply.answer,
+        "answer_id": reply.answer_id,
+        "confidence": reply.confidence,
+        "abstained": reply.abstained,
+        "known": list(reply.known),
+        "via": reply.via,
+        "limited": reply.limited,
+        "message": reply.message,
+        "from": meta.split(" · ", 1)[1] if " · " in meta else meta,
+        "sources": [
+            {
+                "name": names.get(s.session, s.name) if s.session else s.name,
+                "when": ago(s.ts, now) if s.ts else "",
+                "quote": s.quote,
+                "link": _turn_link(s.session, s.seq) if s.session and s.seq is not None else None,
+            }
+            for s in reply.sources
+        ],
+    }
 
 
 def _settle(conflict) -> list[tuple[str, dict]]:

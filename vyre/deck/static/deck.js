@@ -234,8 +234,18 @@ function parseEvent(block) {
 
 function drawAnswer(card, reply, question) {
   card.replaceChildren();
-  if (reply.unavailable) { card.append(el("p", { class: "answer", text: reply.unavailable })); return; }
+  if (reply.error) { card.append(el("p", { class: "answer", text: reply.error })); return; }
   if (reply.limited) { card.append(el("p", { class: "answer", text: reply.message })); return; }
+  // After a fix the card says so, with Undo, for as long as it is on screen.
+  const corrected = reply.fix !== undefined || reply.via === "corrected";
+  function undoLine(meta) {
+    meta.append("you corrected this");
+    if (reply.fix !== undefined) {
+      const undoButton = el("button", { type: "button", class: "wrong", text: "Undo" });
+      undoButton.addEventListener("click", () => undoAnswer(card, reply, question));
+      meta.append(" · ", undoButton);
+    }
+  }
   if (reply.abstained) {
     card.append(el("p", { class: "answer", text: "Not sure yet." }));
     if (reply.known && reply.known.length) {
@@ -244,33 +254,44 @@ function drawAnswer(card, reply, question) {
       for (const k of reply.known) ul.append(el("li", { text: k }));
       card.append(ul);
     }
+    if (corrected) { const meta = el("p", { class: "meta" }); undoLine(meta); card.append(meta); }
+    // A "not sure" card has no "Wrong?": the field is always open, empty.
     const input = el("input", { type: "text", placeholder: "Know it? Tell me", "aria-label": "Know it? Tell me" });
     card.append(el("div", { class: "editor" }, input));
     input.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" && input.value.trim()) tellAnswer(card, reply, input.value.trim(), question);
+      if (ev.key === "Enter" && input.value.trim()) fixAnswer(card, reply, question, "replace", input.value.trim());
     });
     return;
   }
   const answer = el("p", { class: "answer", text: reply.answer });
   const meta = el("p", { class: "meta" });
-  const where = reply.via === "corrected" ? "you corrected this" : reply.from;
-  meta.append("confidence " + reply.confidence.toFixed(1) + " · " + where + " · ");
-  if (reply.via === "corrected" && reply.fix) {
-    const undoButton = el("button", { type: "button", class: "wrong", text: "Undo" });
-    undoButton.addEventListener("click", () => undoAnswer(card, reply, question));
-    meta.append(undoButton);
+  if (corrected) {
+    undoLine(meta);
   } else {
+    meta.append("confidence " + reply.confidence.toFixed(1) + " · " + reply.from + " · ");
     const wrong = el("button", { type: "button", class: "wrong", "aria-expanded": "false", text: "Wrong?" });
     wrong.addEventListener("click", () => openWrong(card, reply, question, wrong));
     meta.append(wrong);
   }
   card.append(answer, meta);
+  // A correction's one source ("your correction") is not drawn as a chip.
+  const linked = reply.sources.filter((s) => s.link);
+  if (!linked.length) return;
   const chips = el("div", { class: "chips" });
-  const drawn = reply.sources.filter((s) => s.link).slice(0, 3);
-  for (const s of drawn) {
-    chips.append(el("a", { class: "chip", href: s.link }, s.name, el("span", { class: "mono", text: s.when + " · " + s.quote })));
+  linked.forEach((s, i) => {
+    const chip = el("a", { class: "chip", href: s.link }, s.name,
+      el("span", { class: "mono", text: (s.when ? s.when + " · " : "") + s.quote }));
+    if (i >= 3) chip.hidden = true;
+    chips.append(chip);
+  });
+  if (linked.length > 3) {
+    const more = el("button", { type: "button", class: "ghost", text: "More" });
+    more.addEventListener("click", () => {
+      chips.querySelectorAll("a[hidden]").forEach((a) => { a.hidden = false; });
+      more.remove();
+    });
+    chips.append(more);
   }
-  if (reply.sources.length > 3) chips.append(el("a", { href: "#", class: "meta", text: "More", "data-more": "1" }));
   card.append(chips);
 }
 
@@ -298,8 +319,6 @@ async function fixAnswer(card, reply, question, action, object) {
     drawAnswer(card, next, question);
   } catch (e) { say(card, e.message); }
 }
-
-function tellAnswer(card, reply, value, question) { return fixAnswer(card, reply, question, "replace", value); }
 
 async function undoAnswer(card, reply, question) {
   try {
