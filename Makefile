@@ -28,6 +28,7 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/hook.py
 	$(BIN)/python bench/ask.py
+	$(BIN)/python bench/deck.py
 
 # Debian's Chromium for the Deck's browser tests (installed when missing, if allowed).
 browser:

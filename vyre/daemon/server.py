@@ -176,9 +176,7 @@ class Daemon:
                         error = f"refused: a request larger than {MAX_LINE >> 20} MiB"
                         self._send({"ok": False, "error": error, "kind": "InputError"})
                         return
-                    self._send(
-                        daemon.handle(line, events=self._event, inside_claude_code=inside)
-                    )
+                    self._send(daemon.handle(line, events=self._event, inside_claude_code=inside))
 
             def _event(self, event: dict) -> None:
                 self._send({"event": event})

@@ -93,10 +93,15 @@ def _learn_prompt(prompt: str, cwd: str, session: str) -> str:
     broken last turn. Through the daemon, else in this process (only when the prompt could
     matter: cue words, or a proposal waiting for a reply)."""
     try:
-        return call(
-            "learn_prompt", {"prompt": prompt, "cwd": cwd, "session": session},
-            caller="hook", timeout=ENRICH_TIMEOUT_S,
-        ) or ""
+        return (
+            call(
+                "learn_prompt",
+                {"prompt": prompt, "cwd": cwd, "session": session},
+                caller="hook",
+                timeout=ENRICH_TIMEOUT_S,
+            )
+            or ""
+        )
     except DaemonUnavailable:
         from vyre.learn.prompt import here
 

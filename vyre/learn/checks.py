@@ -276,8 +276,10 @@ def command_matches(pattern: dict, cmd: Command, state: dict | None = None) -> b
         return False
     subs, rest, cwd = _subwords(prog, cmd)
     if pattern.get("sub") and not _sub_match(prog, pattern["sub"], subs):
-        other = next((s for s in _after_option_values(prog, cmd)
-                      if _sub_match(prog, pattern["sub"], s)), None)
+        other = next(
+            (s for s in _after_option_values(prog, cmd) if _sub_match(prog, pattern["sub"], s)),
+            None,
+        )
         if other is None or prog == "git":
             return False
         subs = other

@@ -339,7 +339,9 @@ def _one(sentence: str) -> Distilled:
         if check is None:
             continue
         narrows = check.get("kind") == "phrase" or (
-            check.get("kind") == "tool" and where and all(w.endswith("/") for w in where)
+            check.get("kind") == "tool"
+            and where
+            and all(w.endswith("/") for w in where)
             and not any(w in ("docs/",) for w in where)
         )
         if narrows and where and "paths" not in check:

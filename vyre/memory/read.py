@@ -16,7 +16,7 @@ from vyre.graph import EvidenceRow, FactRow, GraphStore
 from vyre.memory import relevant as enrich
 from vyre.memory.decay import fresh, stale
 from vyre.models import Fact, Source
-from vyre.resolve import fold
+from vyre.resolve import ENTITY_KINDS, fold
 
 
 @dataclass
