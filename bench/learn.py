@@ -120,7 +120,10 @@ def main() -> int:
             "p50": round(statistics.median(down), 1),
             "p95": round(p95(down), 1),
         },
-        "pretooluse_daemon_up_ms": {"p50": round(statistics.median(up), 1), "p95": round(p95(up), 1)},
+        "pretooluse_daemon_up_ms": {
+            "p50": round(statistics.median(up), 1),
+            "p95": round(p95(up), 1),
+        },
         "check_pass_ms": {
             "p50": round(statistics.median(passes), 3),
             "p95": round(p95(passes), 3),
