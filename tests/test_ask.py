@@ -226,6 +226,7 @@ def test_done_when_the_office_manager_is_answered_only_in_its_own_room(world_hom
 
 def test_the_prompt_hook_adds_a_personal_fact_through_the_daemon(tmp_path, vyre_home, monkeypatch):
     import json
+    import os
     import subprocess
     import sys
 
@@ -260,6 +261,19 @@ def test_the_prompt_hook_adds_a_personal_fact_through_the_daemon(tmp_path, vyre_
             timeout=30,
         )
         assert b"Juno" not in run.stdout
+        vyre = [sys.executable, "-c", "from vyre.cli.fast import main; main()"]
+        env = {**os.environ, "VYRE_HOME": str(vyre_home), "VYRE_NOW": NOW}
+        fast = subprocess.run(  # the CLI's fast path: straight to the daemon, stdlib only
+            [*vyre, "memory", "ask", "what's my wife's name?", "--cwd", HOME_DIR],
+            capture_output=True, text=True, env=env, timeout=30,
+        )
+        assert fast.returncode == 0 and fast.stdout.startswith("Your wife is Juno.\n")
+        assert "from what you have said" in fast.stdout
+        unsure = subprocess.run(
+            [*vyre, "memory", "ask", "what's my wife's name?", "--cwd", KEEL],
+            capture_output=True, text=True, env=env, timeout=30,
+        )
+        assert unsure.returncode == 1 and unsure.stdout == "Not sure yet.\n"
         with open_memory("mcp") as remote:  # the same reply through the daemon, streamed
             seen: list[dict] = []
             reply = remote.ask("who is my physio?", cwd=HOME_DIR, id="d1", events=seen.append)
@@ -319,3 +333,21 @@ def test_sentences_counts_and_dates_as_people_write_them():
     assert _absolute("due on Friday", said) == "due on Friday (2026-10-02)"
     assert _absolute("since 1 March", said) == "since 1 March"  # may lie in the past
     assert _absolute("launches October 9", said, dates=True) == "launches October 9 (2026-10-09)"
+
+
+def test_a_rewritten_session_takes_its_personal_facts_with_it(tmp_path, vyre_home, monkeypatch):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    root = tmp_path / "projects"
+    t = Transcript(root, cwd=HOME_DIR, session="home", start="2026-09-01T09:00:00Z")
+    t.user("I live in Lisbon these days")
+    t.assistant("Noted.")
+    path = t.write()
+    with Memory(vyre_home) as memory:
+        memory.ingest(root)
+        assert memory.ask("where do I live?", cwd=HOME_DIR).answer == "You live in Lisbon."
+        later = Transcript(root, cwd=HOME_DIR, session="home", start="2026-09-01T09:00:00Z")
+        later.user("we moved to Porto in the spring")  # the file rewritten (compacted, replaced)
+        later.assistant("Noted.")
+        later.write(path)
+        memory.ingest(root)
+        assert memory.ask("where do I live?", cwd=HOME_DIR).answer == "You live in Porto."

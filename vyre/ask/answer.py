@@ -23,17 +23,24 @@ What must stay true:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 import re
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from vyre.ask import passages as recall
-from vyre.ask import personal
+from vyre.ask import passages, personal
+
+try:  # issue 10's one retrieval (i10-recall); until it lands, passages.py stands in for it
+    from vyre.ask import recall
+except ImportError:  # pragma: no cover - gone once recall is on main
+    recall = None  # type: ignore[assignment]
 from vyre.ask.grounding import ungrounded
 from vyre.ask.question import STOP, Question, content, expansions, parse, stem, words
 from vyre.ask.reply import ABSTAIN, KNOWN_HEAD, AskReply, AskSource
@@ -46,6 +53,7 @@ from vyre.resolve import fold
 
 if TYPE_CHECKING:
     from vyre.api import Memory
+    from vyre.ask.readers import Reader
 
 DEBUG = False
 ANSWER_FLOOR = 0.5  # under this, a candidate answer is not given
@@ -53,6 +61,8 @@ PASSAGES = 12  # turns read per question
 MAX_KNOWN = 3
 
 Events = Callable[[dict], None] | None
+Turns = frozenset[tuple[str, int]]  # (session, seq) of turns
+Sessions = frozenset[str]
 
 
 @dataclass
@@ -75,7 +85,7 @@ def ask(
     now: datetime,
     id: str | None = None,
     events: Events = None,
-    reader=None,
+    reader: Reader | None = None,
 ) -> AskReply:
     started = time.perf_counter()
 
@@ -117,9 +127,10 @@ def ask(
         candidates += _facts(memory, q, room, now, forgotten)
         if not any(c.confidence >= 0.85 for c in candidates):
             stage("reading")
-            candidates += _passages(memory, q, sessions, forgotten)
+            candidates += _passages(memory, q, room, sessions, forgotten, now)
             if reader is not None:
-                candidates += reader.read(q, _reader_passages(memory, q, sessions, forgotten))
+                found = _reader_passages(memory, q, room, forgotten, now)
+                candidates += reader.read(q, found)
         stage("checking")
         candidates = [c for c in candidates if fold(c.text) not in wrong]
         candidates.sort(key=lambda c: (-c.confidence, c.via, c.text))
@@ -164,7 +175,7 @@ def _answered(q: Question, room: str, c: Candidate) -> AskReply:
         abstained=False,
         known=[],
         sources=c.sources,
-        via=c.via,  # type: ignore[arg-type]
+        via=c.via,
         kind=q.kind,
     )
 
@@ -229,7 +240,7 @@ def room_sessions(memory: Memory, room: str) -> frozenset[str]:
     return cache["rooms"].get(room, frozenset())
 
 
-def active_fixes(db, qkey: str, room: str) -> list[dict]:
+def active_fixes(db: sqlite3.Connection, qkey: str, room: str) -> list[dict]:
     cols = ("id", "action", "object", "wrong", "created", "remembered")
     rows = db.execute(
         f"SELECT {', '.join(cols)} FROM answer_fixes WHERE qkey = ? AND room = ? "
@@ -239,7 +250,7 @@ def active_fixes(db, qkey: str, room: str) -> list[dict]:
     return [dict(zip(cols, r, strict=True)) for r in rows]
 
 
-def forgotten_turns(db) -> frozenset[tuple[str, int]]:
+def forgotten_turns(db: sqlite3.Connection) -> Turns:
     out = set()
     for (sources,) in db.execute(
         "SELECT sources FROM answer_fixes WHERE action = 'forget' AND undone IS NULL"
@@ -269,12 +280,12 @@ def personal_fact(memory: Memory, text: str, room: str) -> str | None:
 _MAYBE_PERSONAL = re.compile(r"\b(?:my|i|we)\b", re.I)
 
 
-def _personal(memory: Memory, q: Question, sessions, forgotten) -> list[Candidate]:
+def _personal(memory: Memory, q: Question, sessions: Sessions, forgotten: Turns) -> list[Candidate]:
     asked = q.personal or _asked_by_name(memory, q, sessions, forgotten)
     if not asked:
         return []
     who, attr = asked
-    said = personal.from_turns(memory.ledger.db, sessions, who=who, attr=attr, forgotten=forgotten)
+    said = personal.from_turns(memory.ledger, sessions, who=who, attr=attr, forgotten=forgotten)
     told = [f for f in personal.remembered(memory.ledger.db) if (f.who, f.attr) == (who, attr)]
     ranked = personal.best(said + told).get((who, attr), [])
     if not ranked:
@@ -295,11 +306,13 @@ def _personal(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
     return [Candidate(text, confidence, "fact", sources, [(f.quote, f.ts) for f in ranked[:3]])]
 
 
-def _asked_by_name(memory, q: Question, sessions, forgotten) -> tuple[str, str] | None:
+def _asked_by_name(
+    memory: Memory, q: Question, sessions: Sessions, forgotten: Turns
+) -> tuple[str, str] | None:
     """ "When is Tomas's birthday?": a name the person gave someone in their life."""
     if not q.names or "birthday" not in q.terms:
         return None
-    names = personal.from_turns(memory.ledger.db, sessions, attr="name", forgotten=forgotten)
+    names = personal.from_turns(memory.ledger, sessions, attr="name", forgotten=forgotten)
     wanted = {fold(n) for n in q.names}
     for f in names:
         if fold(f.value) in wanted or fold(f.value.split()[0]) in wanted:
@@ -320,23 +333,30 @@ _REL_WORDS = {
 }
 
 
-def _facts(memory: Memory, q: Question, room: str, now: datetime, forgotten) -> list[Candidate]:
+def _facts(
+    memory: Memory, q: Question, room: str, now: datetime, forgotten: Turns
+) -> list[Candidate]:
     if q.personal:
         return []
     try:
-        facts = memory.facts(room, now=now)
+        view = memory.reader.room(memory.check_room(room))
     except Exception:
         return []
-    facts = [f for f in facts if f.rel != "is" and f.status != "closed" and f.sources]
+    rows = [r for r in view.rows if r.rel not in ("is", "mentioned_in") and r.status != "closed"]
     terms = set(q.terms)
     employer: dict[str, set[str]] = {}
-    for f in facts:
-        if f.rel == "works_at":  # "the office manager at Harlow Legal": title and employer
-            employer.setdefault(f.subject, set()).update(content(f.object))
+    for r in rows:
+        if r.rel == "works_at":  # "the office manager at Harlow Legal": title and employer
+            employer.setdefault(r.subject, set()).update(content(r.object_label))
     out = []
-    for f in facts:
-        score = _fact_fit(f, q, terms, employer.get(f.subject, set()))
+    for r in rows:  # the fit is read from labels; only a fitting row becomes a Fact
+        score = _fact_fit(
+            r.subject_label, r.rel, r.object_label, q, terms, employer.get(r.subject, set())
+        )
         if score <= 0:
+            continue
+        f = memory.reader.fact(r, view, now)
+        if f.status == "closed":
             continue
         sources = [s for s in f.sources if (s.session, s.seq) not in forgotten]
         if not sources:
@@ -347,41 +367,55 @@ def _facts(memory: Memory, q: Question, room: str, now: datetime, forgotten) -> 
             for s in reversed(sources[-3:])
         ]
         confidence = score * min(1.0, 0.6 + 0.4 * f.confidence) * max(f.fresh, 0.6)
-        out.append(Candidate(_fact_sentence(f) + ".", confidence, "fact", srcs))
+        # a fact stands on its turns: its quote may be a clause of a longer turn
+        turns = [
+            memory.ledger.turn(x.session, x.seq) for x in srcs if x.session and x.seq is not None
+        ]
+        said = [(t["text"], ts_value(t["ts"])) for t in turns if t]
+        out.append(Candidate(_fact_sentence(f) + ".", confidence, "fact", srcs, said))
     return out
 
 
-def _fact_fit(f: Fact, q: Question, terms: set[str], employer: set[str]) -> float:
+def _fact_fit(
+    subject_label: str,
+    rel: str,
+    object_label: str,
+    q: Question,
+    terms: set[str],
+    employer: set[str],
+) -> float:
     """How exactly a fact answers the question: every content word of the question must be
     a word of the fact (or the relation's own words), and the fact must hold the kind of
     thing asked for. 0 when it does not answer it."""
-    subject = set(content(f.subject))
-    obj = set(content(f.object))
-    rel_words = _REL_WORDS.get(f.rel, set())
+    subject = set(content(subject_label))
+    obj = set(content(object_label))
+    rel_words = _REL_WORDS.get(rel, set())
     fact_words = subject | obj | rel_words
-    if f.rel in ("has_title", "has_address"):
+    if rel in ("has_title", "has_address"):
         fact_words |= employer
+    if rel == "has_address" and q.wh == "who" and fold(object_label) in {fold(n) for n in q.names}:
+        return 0.9  # "who uses jonas@keelash.com?": the address says whose it is
     missing = terms - fact_words
     if missing:
         return 0.0
-    if f.rel == "has_title":
+    if rel == "has_title":
         # "who is the office manager at Harlow Legal?": the title is named, a person is asked
         if q.wh == "who" and obj and obj <= terms:
             return 0.95
         if q.wh in ("what", "which") and subject & terms and terms & rel_words:
             return 0.9
         return 0.0
-    if f.rel == "works_at":
+    if rel == "works_at":
         if q.wh in ("where", "who", "which", "what") and subject & terms and terms & rel_words:
             return 0.9
         return 0.0
-    if f.rel == "has_address" and subject & terms and terms & rel_words:
+    if rel == "has_address" and subject & terms and terms & rel_words:
         return 0.9
-    if f.rel == "deadline" and q.wh == "when" and subject & terms:
+    if rel == "deadline" and q.wh == "when" and subject & terms:
         return 0.9 if subject <= terms | rel_words else 0.8
-    if f.rel == "repo_for" and terms & rel_words:
+    if rel == "repo_for" and terms & rel_words:
         return 0.85
-    if f.rel == "client_of" and q.wh in ("who", "which", "what") and terms & rel_words:
+    if rel == "client_of" and q.wh in ("who", "which", "what") and terms & rel_words:
         return 0.85
     return 0.0
 
@@ -423,35 +457,57 @@ class _Turn:
     ts: datetime | None
     text: str
     score: float
+    by: str = "agent"
 
 
-def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidate]:
+def _hits(memory: Memory, query: str, room: str, limit: int, now: datetime) -> list[_Turn]:
+    """Recall's passages for the question (issue 10's one retrieval), as whole turns."""
+    if recall is None:
+        found = passages.search(memory, query, sessions=room_sessions(memory, room), limit=limit)
+        return [_Turn(h.session, h.seq, h.role, h.ts, h.text, h.score, h.by) for h in found]
+    scope = recall.scope_for(room, memory.projects())
+    out = []
+    for p in recall.search(memory.ledger, query, scope, limit=limit, now=now):
+        turn = memory.ledger.turn(p.session, p.seq)
+        if turn is not None:
+            out.append(_Turn(p.session, p.seq, p.role, p.ts, turn["text"], p.score, p.by))
+    return out
+
+
+def _passages(
+    memory: Memory, q: Question, room: str, sessions: Sessions, forgotten: Turns, now: datetime
+) -> list[Candidate]:
     if not q.terms or not sessions:
         return []
     query = " ".join([q.text, *expansions(q.text)])
-    hits = recall.search(memory, query, sessions=sessions, limit=PASSAGES)
     turns = [
-        _Turn(h.session, h.seq, h.role, h.ts, h.text, h.score)
-        for h in hits
-        if (h.session, h.seq) not in forgotten and (h.by == "person" or not q.personal)
+        t
+        for t in _hits(memory, query, room, PASSAGES, now)
+        if (t.session, t.seq) not in forgotten and (t.by == "person" or not q.personal)
     ]  # a question about the person's own life reads only their own words (source trust)
     if not turns:
         return []
-    people = _people(memory, sessions)
-    own = _room_words(memory, room_of(memory, sessions))
+    people = _people(memory, room)
+    own = _room_words(memory, room)
     idf = _idf(memory, q)
     total = sum(idf.values()) or 1.0
     best: list[tuple[float, str, _Turn, str]] = []
     asked = set(q.terms)
     named = {s for n in q.names for s in content(n)}
     seen: set[tuple[str, int]] = set()
+    hit_rank: dict[tuple[str, int], int] = {}
+    for i, t in enumerate(turns):
+        hit_rank.setdefault((t.session, t.seq), i)
     for rank, hit in enumerate(turns):
         around = _around(memory, hit)
         window = "\n".join(t.text for t in around)
         window_stems = set(content(window)) | _pattern_words(window)
         # a name of the room itself ("Corvid" asked in Corvid's project) goes without saying
+        folded = fold(window)
         names_ok = all(
-            _has_name(window, n) for n in q.names if not _generic(n) and fold(n) not in own
+            fold(n) in folded or stem(n) in window_stems
+            for n in q.names
+            if not _generic(n) and fold(n) not in own
         )
         if not names_ok:
             continue
@@ -462,10 +518,12 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
             if t.role == "user":
                 stems_t = set(content(t.text))
                 prompt_cover = sum(w for s, w in idf.items() if s in stems_t) / total
-            if (t.session, t.seq) in seen:
-                continue
+            if (t.session, t.seq) in seen or (q.personal and t.by != "person"):
+                continue  # about the person's own life: their own words only
             seen.add((t.session, t.seq))
-            near = 0.0 if (t.session, t.seq) == (hit.session, hit.seq) else 0.05
+            # a turn search found itself is read at its own rank; a neighbour, a little lower
+            own_rank = hit_rank.get((t.session, t.seq))
+            near, at = (0.0, own_rank) if own_rank is not None else (0.05, rank)
             for sentence in _split(t.text):
                 if sentence.rstrip().endswith("?") or _HEADER.match(sentence):
                     continue  # a question is not an answer, nor an email's header line
@@ -484,7 +542,7 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
                 if q.kind == "decision":
                     typed *= 1.0 if stems & _DECIDED else 0.5  # what was chosen, said so
                 weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
-                score = (0.7 - weight) * cover + 0.3 * wide + weight * typed - 0.02 * rank - near
+                score = (0.7 - weight) * cover + 0.3 * wide + weight * typed - 0.02 * at - near
                 if q.wh == "why" and t.role == "assistant":
                     score += 0.15 * prompt_cover  # the reply to the prompt that asked it
                 if wide < 0.99 and len(q.terms) > 1:
@@ -517,12 +575,13 @@ def _passages(memory: Memory, q: Question, sessions, forgotten) -> list[Candidat
     return [Candidate(text, confidence, "retrieval", [src], [(c, t.ts) for c in chosen])]
 
 
-def _reader_passages(memory, q, sessions, forgotten) -> list[dict]:
-    hits = recall.search(memory, q.text, sessions=sessions, limit=8)
+def _reader_passages(
+    memory: Memory, q: Question, room: str, forgotten: Turns, now: datetime
+) -> list[dict]:
     return [
-        {"session": h.session, "seq": h.seq, "role": h.role, "text": h.text, "ts": h.ts}
-        for h in hits
-        if (h.session, h.seq) not in forgotten
+        {"session": t.session, "seq": t.seq, "role": t.role, "text": t.text, "ts": t.ts}
+        for t in _hits(memory, q.text, room, 8, now)
+        if (t.session, t.seq) not in forgotten
     ]
 
 
@@ -560,7 +619,18 @@ def _around(memory: Memory, t: _Turn) -> list[_Turn]:
         (t.session, t.seq),
     ).fetchall()
     rows = [*reversed(before), *after]
-    out = [_Turn(t.session, seq, role, ts_value(ts), text, t.score) for seq, role, ts, text in rows]
+    out = [
+        _Turn(
+            t.session,
+            seq,
+            role,
+            ts_value(ts),
+            text,
+            t.score,
+            "person" if role == "user" else "agent",
+        )
+        for seq, role, ts, text in rows
+    ]
     return out or [t]
 
 
@@ -578,17 +648,13 @@ _TYPE_WORDS = (
 _PATTERN_STEMS = [(rx, frozenset(stem(w) for w in ws.split())) for rx, ws in _TYPE_WORDS]
 
 
-def _pattern_words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=8192)
+def _pattern_words(text: str) -> frozenset[str]:
     out: set[str] = set()
     for rx, stems in _PATTERN_STEMS:
         if rx.search(text):
             out |= stems
-    return out
-
-
-def room_of(memory: Memory, sessions: frozenset[str]) -> str:
-    rooms = memory.__dict__.get("_ask_rooms", {}).get("rooms", {})
-    return next((r for r, s in rooms.items() if s is sessions), "unfiled")
+    return frozenset(out)
 
 
 def _room_words(memory: Memory, room: str) -> set[str]:
@@ -604,35 +670,46 @@ def _generic(name: str) -> bool:
     return fold(name) in STOP
 
 
-def _has_name(text: str, name: str) -> bool:
-    return fold(name) in fold(text) or stem(name) in set(content(text))
+DF_CAP = 2000  # past this many turns a word is common: its weight barely changes
+_DF: dict[tuple[int, str], int] = {}
 
 
 def _idf(memory: Memory, q: Question) -> dict[str, float]:
-    """Rarer words weigh more: log inverse document frequency over the searched turns."""
-    import math
-
+    """Rarer words weigh more: log inverse document frequency over the searched turns (the
+    ledger's search index, which stems as it indexes). Counts stop at DF_CAP and are kept
+    until the index grows."""
     db = memory.ledger.db
-    total = db.execute("SELECT count(*) FROM turns_fts").fetchone()[0] or 1
+    fts, total = _index(db)
     out = {}
     for w in words(q.text):
-        if fold(w) in STOP or (w.isdigit() and False):
-            continue
         s = stem(w)
-        if s in out:
+        if fold(w) in STOP or s in out:
             continue
-        try:
-            n = db.execute(
-                "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?",
-                ('"' + fold(w).replace('"', "") + '"',),
-            ).fetchone()[0]
-        except Exception:
-            n = 0
-        out[s] = math.log(1 + total / (1 + n))
+        term = fold(w).replace('"', "")
+        key = (total, term)
+        if key not in _DF:
+            if len(_DF) > 4096:
+                _DF.clear()
+            try:
+                _DF[key] = db.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
+                    (f'text:"{term}"', DF_CAP),
+                ).fetchone()[0]
+            except sqlite3.OperationalError:  # a token the index cannot parse weighs as rare
+                _DF[key] = 0
+        out[s] = math.log(1 + max(total, DF_CAP) / (1 + _DF[key]))
     return out
 
 
-def _typed(q: Question, sentence: str, people: dict[str, str]) -> float:
+def _index(db: sqlite3.Connection) -> tuple[str, int]:
+    """The ledger's search index and how many turns it holds (recall's once it lands)."""
+    if recall is not None:
+        total = db.execute("SELECT total(places) FROM recall_sessions").fetchone()[0]
+        return "recall_fts", int(total) or 1
+    return "turns_fts", db.execute("SELECT max(rowid) FROM turns_fts").fetchone()[0] or 1
+
+
+def _typed(q: Question, sentence: str, people: Names) -> float:
     """1 when the sentence holds the kind of thing asked for, 0 when it cannot answer."""
     asked = {fold(n) for n in q.names}
     if q.wh == "who":
@@ -692,14 +769,21 @@ def _counted(sentence: str, noun: str) -> bool:
     return False
 
 
-def _person_in(sentence: str, people: dict[str, str], asked: set[str], *, orgs: bool) -> bool:
-    low = fold(sentence)
-    for p, kind in people.items():
-        if kind == "org" and not orgs:
-            continue
-        if fold(p) in low and fold(p) not in asked and not any(fold(p) in a for a in asked):
-            return True
+def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> bool:
+    """Whether the sentence names a person (or, for a question about a client, an org) that
+    the question does not: one the room's graph knows, or a given name and a surname."""
     ws = words(sentence)
+    low = " ".join(fold(w) for w in ws)
+    for w in {fold(w) for w in ws}:
+        for name, kind in people.get(w, ()):
+            if kind == "org" and not orgs:
+                continue
+            if (
+                f" {name} " in f" {low} "
+                and name not in asked
+                and not any(name in a for a in asked)
+            ):
+                return True
     for i, w in enumerate(ws):
         if (
             w in FIRST_NAMES
@@ -711,13 +795,29 @@ def _person_in(sentence: str, people: dict[str, str], asked: set[str], *, orgs: 
     return False
 
 
-def _people(memory: Memory, sessions) -> dict[str, str]:
-    """Names of the people and organisations the rules found, with their kind."""
-    rows = memory.ledger.db.execute(
-        "SELECT DISTINCT subject, subject_kind FROM mentions "
-        "WHERE subject_kind IN ('person', 'org') ORDER BY subject, subject_kind"
-    ).fetchall()
-    return {name: kind for name, kind in rows if name and name != "owner"}
+Names = dict[str, list[tuple[str, str]]]  # first word -> (whole name, kind), all folded
+_NAMES: dict[tuple[str, str], Names] = {}
+
+
+def _people(memory: Memory, room: str) -> Names:
+    """The people and organisations of the room's graph, by their first word (kept per
+    derived state of the room: the graph changes only when the room is derived again)."""
+    try:
+        view = memory.reader.room(room)
+    except Exception:
+        return {}
+    key = (room, view.digest)
+    if key not in _NAMES:
+        names: Names = {}
+        for label, kind in sorted(view.labels.values()):
+            if kind not in ("person", "org") or label == "owner":
+                continue
+            folded = " ".join(fold(w) for w in words(label))
+            if folded:
+                names.setdefault(folded.split()[0], []).append((folded, kind))
+        _NAMES.clear()  # one room's names at a time is what a question reads
+        _NAMES[key] = names
+    return _NAMES[key]
 
 
 def _absolute(text: str, said: datetime | None, *, dates: bool = False) -> str:
@@ -739,7 +839,14 @@ def _absolute(text: str, said: datetime | None, *, dates: bool = False) -> str:
 # -- what memory does know ------------------------------------------------------------------
 
 
-def _known(memory: Memory, q: Question, room: str, now, sessions, forgotten) -> list[str]:
+def _known(
+    memory: Memory,
+    q: Question,
+    room: str,
+    now: datetime,
+    sessions: Sessions,
+    forgotten: Turns,
+) -> list[str]:
     out: list[str] = []
     for name in q.names:
         try:
@@ -755,7 +862,7 @@ def _known(memory: Memory, q: Question, room: str, now, sessions, forgotten) -> 
                     out.append(line)
     if q.personal:
         who, _ = q.personal
-        for f in personal.from_turns(memory.ledger.db, sessions, who=who, forgotten=forgotten):
+        for f in personal.from_turns(memory.ledger, sessions, who=who, forgotten=forgotten):
             line = f.sentence()
             if line not in out:
                 out.append(line)
@@ -775,12 +882,20 @@ def _titles(memory: Memory, sessions: set) -> dict[str, str]:
     return {sid: t for sid, t in rows if t}
 
 
-def _source(session, seq, role, quote, ts, titles, memory: Memory | None = None) -> AskSource:
+def _source(
+    session: str | None,
+    seq: int | None,
+    role: str,
+    quote: str,
+    ts: datetime | None,
+    titles: dict[str, str],
+    memory: Memory | None = None,
+) -> AskSource:
     if session is None:  # what the person told memory themselves
         return AskSource(
             session=None, seq=None, role="you", name="what you told memory", quote=quote, ts=ts
         )
-    if not role and memory is not None:
+    if not role and memory is not None and seq is not None:
         turn = memory.ledger.turn(session, seq)
         role = turn["role"] if turn else "assistant"
     return AskSource(

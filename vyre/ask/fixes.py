@@ -15,6 +15,7 @@ Events carry ids, actions and kinds, never the question or the answer.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from datetime import datetime
 
@@ -46,7 +47,9 @@ def remember(ledger: Ledger, text: str, *, caller: str, when: datetime) -> dict:
     }
 
 
-def _remember_row(db, fact: personal.PersonalFact, text: str, caller: str, when) -> int:
+def _remember_row(
+    db: sqlite3.Connection, fact: personal.PersonalFact, text: str, caller: str, when: datetime
+) -> int:
     cur = db.execute(
         "INSERT INTO remembered (who, attr, value, at, text, caller, created) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -140,7 +143,7 @@ def listing(ledger: Ledger) -> dict:
     }
 
 
-def _event(db, when: datetime, kind: str, data: dict) -> None:
+def _event(db: sqlite3.Connection, when: datetime, kind: str, data: dict) -> None:
     db.execute(
         "INSERT INTO events (ts, kind, data) VALUES (?, ?, ?)",
         (ts_text(when), kind, json.dumps(data, sort_keys=True)),

@@ -26,6 +26,7 @@ from datetime import date, datetime
 
 from vyre.extract.dates import DATE, DATE_RE, resolve
 from vyre.extract.lexicon import FIRST_NAMES
+from vyre.ledger import Ledger
 from vyre.ledger.store import ts_value
 
 # The people (and animals) in someone's life that they name as "my X". A word list of
@@ -217,7 +218,7 @@ def facts_in(text: str) -> list[tuple[str, str, str, str | None, str, int, int]]
     out: list[tuple[str, str, str, str | None, str, int, int]] = []
     taken: list[tuple[int, int]] = []
 
-    def add(who, attr, value, at, rule, m):
+    def add(who: str, attr: str, value: str, at: str | None, rule: str, m: re.Match) -> None:
         if value and not any(s <= m.start() < e for s, e in taken):
             out.append((who, attr, value, at, rule, m.start(), m.end()))
             taken.append((m.start(), m.end()))
@@ -276,62 +277,84 @@ def _tail_name(raw: str) -> str:
 
 # -- reading them from the ledger -----------------------------------------------------------
 
-PERSON_TURNS = "t.by = 'person' AND t.kind = 'text' AND t.sidechain = 0"
-_LIVE_WORDS = ("live", "lives", "living", "moved", "based", "relocated", "from")
-_WORK_WORDS = ("works", "work", "working")
+_FIRST_WORDS = sorted({r.split()[0] for r in RELATIONS} | set(_PLURAL))
+# A turn can state a personal fact only if it says one of these words: the cheap test that
+# keeps the pattern work to a few turns in a home of thousands.
+_WORTH_READING = frozenset(
+    _FIRST_WORDS
+    + "birthday live lives living moved based relocated from works work working".split()
+)
+_LOWER_WORDS = re.compile(r"[a-z][a-z-]*")
 
 
-def _match_words(who: str | None, attr: str | None) -> list[str]:
-    """The words a turn must hold to be worth reading for (who, attr); None: any relation."""
-    if attr == "lives_in" or attr == "from":
-        return list(_LIVE_WORDS)
-    if attr == "works_at":
-        return list(_WORK_WORDS)
-    if attr == "birthday":
-        return ["birthday"]
-    if who:
-        first = who.split()[0]
-        return [first] + [p for p, s in _PLURAL.items() if s == who]
-    return sorted({r.split()[0] for r in RELATIONS} | set(_PLURAL) | {"birthday"}) + list(
-        _LIVE_WORDS + _WORK_WORDS
-    )
+def _worth_reading(text: str) -> bool:
+    """A turn can state a personal fact only if it says "my", "I" or "we" and a relation
+    word: the cheap test (a set lookup per word) that keeps the patterns to a few turns."""
+    found = set(_LOWER_WORDS.findall(text.lower()))
+    return bool(found & {"my", "i", "we"}) and bool(found & _WORTH_READING)
 
 
-def _fts_query(words: Iterable[str]) -> str:
-    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+def _said(ledger: Ledger) -> list[PersonalFact]:
+    """Every personal fact the person's own turns state, oldest first, kept on the ledger and
+    refreshed by session version: only sessions that changed since are read again (a
+    rewritten session takes its old facts with it)."""
+    db = ledger.db
+    cache = ledger.__dict__.setdefault("_personal_facts", {"versions": {}, "facts": {}})
+    now = dict(db.execute("SELECT id, version FROM sessions"))
+    changed = sorted(s for s, v in now.items() if cache["versions"].get(s) != v)
+    for gone in set(cache["versions"]) - set(now):
+        cache["facts"].pop(gone, None)
+    if changed:
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS personal_wanted (id TEXT PRIMARY KEY)")
+        db.execute("DELETE FROM personal_wanted")
+        db.executemany("INSERT INTO personal_wanted (id) VALUES (?)", ((s,) for s in changed))
+        fresh: dict[str, list[PersonalFact]] = {s: [] for s in changed}
+        for session, seq, ts, text in db.execute(
+            "SELECT t.session, t.seq, t.ts, t.text FROM turns t "
+            "JOIN personal_wanted w ON w.id = t.session "
+            "WHERE t.by = 'person' AND t.kind = 'text' AND t.sidechain = 0 "
+            "ORDER BY t.session, t.seq"
+        ):
+            if _worth_reading(text):
+                fresh[session] += _facts_of(session, seq, ts_value(ts), text)
+        cache["facts"].update(fresh)
+        cache["versions"] = now
+        cache["all"] = sorted(
+            (f for items in cache["facts"].values() for f in items),
+            key=lambda f: (f.ts or datetime.min, f.session or "", f.seq or 0),
+        )
+    return cache.get("all", [])
+
+
+def _facts_of(session: str, seq: int, when: datetime | None, text: str) -> list[PersonalFact]:
+    out = []
+    for who, attr, value, at, rule, start, end in facts_in(text):
+        if attr == "birthday":
+            value = _day(value, when)
+        out.append(
+            PersonalFact(who, attr, value, session, seq, _quote(text, start, end), when, rule, at)
+        )
+    return out
 
 
 def from_turns(
-    db: sqlite3.Connection,
+    ledger: Ledger,
     sessions: frozenset[str] | None,
     *,
     who: str | None = None,
     attr: str | None = None,
     forgotten: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[PersonalFact]:
-    """Personal facts said in these sessions' person turns (None: every session)."""
-    query = _fts_query(_match_words(who, attr))
-    rows = db.execute(
-        "SELECT t.session, t.seq, t.ts, t.text FROM turns_fts f JOIN turns t ON t.id = f.rowid "
-        f"WHERE turns_fts MATCH ? AND {PERSON_TURNS} ORDER BY t.ts, t.session, t.seq",
-        (query,),
-    ).fetchall()
-    out = []
-    for session, seq, ts, text in rows:
-        if (sessions is not None and session not in sessions) or (session, seq) in forgotten:
-            continue
-        when = ts_value(ts)
-        for f_who, f_attr, value, at, rule, start, end in facts_in(text):
-            if (who is not None and f_who != who) or (attr is not None and f_attr != attr):
-                continue
-            if f_attr == "birthday":
-                value = _day(value, when)
-            out.append(
-                PersonalFact(
-                    f_who, f_attr, value, session, seq, _quote(text, start, end), when, rule, at
-                )
-            )
-    return out
+    """Personal facts said in these sessions' person turns (None: every session), oldest
+    first."""
+    return [
+        f
+        for f in _said(ledger)
+        if (sessions is None or f.session in sessions)
+        and (f.session, f.seq) not in forgotten
+        and (who is None or f.who == who)
+        and (attr is None or f.attr == attr)
+    ]
 
 
 def _day(phrase: str, said: datetime | None) -> str:

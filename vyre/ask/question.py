@@ -103,7 +103,8 @@ def words(text: str) -> list[str]:
 _PARTS = re.compile(r"[/._:-]+")
 
 
-def content(text: str) -> list[str]:
+@functools.lru_cache(maxsize=8192)
+def content(text: str) -> tuple[str, ...]:
     """Stems of the content words of a text, in order; a code word counts as its parts too
     ("search/indexer.py" says "search" and "indexer")."""
     out = []
@@ -113,7 +114,7 @@ def content(text: str) -> list[str]:
         out.append(stem(w))
         if _PARTS.search(w):
             out += [stem(p) for p in _PARTS.split(w) if p and p.casefold() not in STOP]
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,7 @@ def _personal(low: str, wh: str) -> tuple[str, str] | None:
     return None
 
 
-def _kind(wh: str, terms: tuple[str, ...], personal) -> str:
+def _kind(wh: str, terms: tuple[str, ...], personal: tuple[str, str] | None) -> str:
     if personal:
         return "personal"
     t = set(terms)

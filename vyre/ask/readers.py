@@ -16,15 +16,19 @@ import json
 import shutil
 import subprocess
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from vyre import config
+
+if TYPE_CHECKING:
+    from vyre.ask.answer import Candidate
+    from vyre.ask.question import Question
 
 
 class Reader(Protocol):
     name: str
 
-    def read(self, question, passages: list[dict]) -> list: ...
+    def read(self, question: Question, passages: list[dict]) -> list[Candidate]: ...
 
 
 _READERS: dict[str, Callable[[], Reader]] = {}
@@ -59,7 +63,7 @@ class ClaudeReader:
     name = "claude"
     timeout_s = 30.0
 
-    def read(self, question, passages: list[dict]) -> list:
+    def read(self, question: Question, passages: list[dict]) -> list[Candidate]:
         from vyre.ask.answer import Candidate
         from vyre.ask.reply import AskSource
 

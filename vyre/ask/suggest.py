@@ -26,7 +26,7 @@ def suggestions(memory: Memory, prefix: str, *, room: str, limit: int = 8) -> li
     m = re.search(r"\bmy\s+([\w-]*)$", text)
     last = text.split()[-1] if text.split() else ""
     sessions = room_sessions(memory, room)
-    facts = personal.from_turns(memory.ledger.db, sessions, attr="name")
+    facts = personal.from_turns(memory.ledger, sessions, attr="name")
     facts += [f for f in personal.remembered(memory.ledger.db) if f.attr == "name"]
     ranked = personal.best(facts)
     out: list[dict] = []

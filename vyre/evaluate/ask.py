@@ -18,11 +18,13 @@ from __future__ import annotations
 import statistics
 import tempfile
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
 from vyre import config
 from vyre.api import Memory
 from vyre.ask.answer import room_sessions
+from vyre.ask.reply import AskReply
 from vyre.errors import WorldError
 from vyre.evaluate.memory import build, load_world
 from vyre.resolve import fold
@@ -58,7 +60,7 @@ def _norm(text: str) -> str:
     return " ".join(fold(text).split())
 
 
-def judge(q: dict, reply, memory: Memory) -> dict:
+def judge(q: dict, reply: AskReply, memory: Memory) -> dict:
     cited = [s.session for s in reply.sources if s.session]
     room = room_sessions(memory, q["room"])
     leaked = sorted({s for s in cited if s not in room})
@@ -93,7 +95,7 @@ def judge(q: dict, reply, memory: Memory) -> dict:
     }
 
 
-def _score(memory: Memory, questions: list[dict], now) -> dict:
+def _score(memory: Memory, questions: list[dict], now: datetime) -> dict:
     results = []
     for q in questions:
         reply = memory.ask(q["question"], cwd=q.get("cwd"), now=now)
