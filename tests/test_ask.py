@@ -265,13 +265,19 @@ def test_the_prompt_hook_adds_a_personal_fact_through_the_daemon(tmp_path, vyre_
         env = {**os.environ, "VYRE_HOME": str(vyre_home), "VYRE_NOW": NOW}
         fast = subprocess.run(  # the CLI's fast path: straight to the daemon, stdlib only
             [*vyre, "memory", "ask", "what's my wife's name?", "--cwd", HOME_DIR],
-            capture_output=True, text=True, env=env, timeout=30,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=30,
         )
         assert fast.returncode == 0 and fast.stdout.startswith("Your wife is Juno.\n")
         assert "from what you have said" in fast.stdout
         unsure = subprocess.run(
             [*vyre, "memory", "ask", "what's my wife's name?", "--cwd", KEEL],
-            capture_output=True, text=True, env=env, timeout=30,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=30,
         )
         assert unsure.returncode == 1 and unsure.stdout == "Not sure yet.\n"
         with open_memory("mcp") as remote:  # the same reply through the daemon, streamed

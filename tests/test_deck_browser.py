@@ -11,6 +11,8 @@ import http.client
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -326,3 +328,115 @@ def test_wrong_then_undo_on_the_answer_card_by_keyboard(page, served):
     back = memory.ask("who is the office manager at Harlow Legal?", project="harlow")
     assert back.via != "corrected" and "Dana" in back.answer
     assert page.errors == []
+
+
+def test_a_program_inside_claude_code_cannot_change_memory_through_the_deck(page, served):
+    """The model can read the token (it runs as the user), but its requests are refused."""
+    deck, memory = served
+    fact = next(f for f in memory.facts("harlow") if f.rel == "works_at")
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+    script = (
+        "import http.client, sys\n"
+        f"c = http.client.HTTPConnection('127.0.0.1', {deck.port}, timeout=5)\n"
+        f"c.request('POST', '/api/facts/{fact.id}/pin', body='{{}}', headers={{"
+        f"'Host': 'localhost:{deck.port}', 'Origin': '{deck.base}', 'Cookie': '{cookie}', "
+        "'Content-Type': 'application/json'})\n"
+        "print(c.getresponse().status)\n"
+    )
+    before = len(memory.corrections())
+    inside = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CLAUDECODE": "1"},
+        timeout=30,
+    )
+    assert inside.stdout.strip() == "403", inside.stderr
+    assert len(memory.corrections()) == before
+    outside = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "CLAUDECODE"},
+        timeout=30,
+    )
+    assert outside.stdout.strip() == "200", outside.stderr
+    row = memory.corrections()[-1]
+    memory.uncorrect(row.id, caller="local")
+
+
+def _authenticator(page, *, verified: bool = True) -> None:
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    cdp.send(
+        "WebAuthn.addVirtualAuthenticator",
+        {
+            "options": {
+                "protocol": "ctap2",
+                "transport": "internal",
+                "hasResidentKey": True,
+                "hasUserVerification": True,
+                "isUserVerified": verified,
+            }
+        },
+    )
+
+
+def test_lessons_need_the_passkey_to_accept_relax_and_retire(browser, served):
+    deck, memory = served
+    learn = memory.learn
+    proposed = learn.propose("never push to main", session="s-deck", cwd="/home/sam/work/harlow")
+    assert proposed is not None and proposed.status == "proposed"
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.goto(deck.sign_in_url())
+    page.wait_for_url("**/memory")
+    _authenticator(page)
+    page.goto(deck.base + f"/passkey?code={deck.passkeys.registration_code()}")
+    page.get_by_role("button", name="Register a passkey").click()
+    page.get_by_text("Passkey registered").wait_for()
+
+    page.goto(deck.base + "/memory?tab=lessons")
+    no_violations(page)
+    row = page.locator("tr", has_text="never push to main")
+    row.get_by_role("button", name="Accept").click()
+    row.get_by_text("Kept:").wait_for()
+    assert learn.get(proposed.id).status == "active"
+    page.goto(deck.base + "/memory?tab=lessons")
+    shot(page, "lessons")
+    row = page.locator("tr", has_text="never push to main")
+    level = learn.get(proposed.id).level
+    row.get_by_role("button", name="Relax").click()
+    row.get_by_text("Relaxed").wait_for()
+    assert learn.get(proposed.id).level != level
+    page.goto(deck.base + "/memory?tab=lessons")
+    page.locator("tr", has_text="never push to main").get_by_role("button", name="Retire").click()
+    page.get_by_text("Retired lesson").wait_for()
+    assert learn.get(proposed.id).status == "retired"
+    context.close()
+
+
+def test_a_click_without_the_passkey_changes_no_lesson(browser, served):
+    deck, memory = served
+    learn = memory.learn
+    lesson = learn.propose("don't use sed -i", session="s-deck2", cwd="/home/sam/work/harlow")
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(deck.sign_in_url())
+    page.wait_for_url("**/memory")
+    # a signed-in page that posts the action with no assertion, as a script would
+    status = page.evaluate(
+        """async (id) => (await fetch('/api/lessons/' + id + '/accept', {method: 'POST',
+        headers: {'content-type': 'application/json'}, body: '{}'})).status""",
+        lesson.id,
+    )
+    assert status == 400
+    # an authenticator that cannot verify the user is refused too
+    _authenticator(page, verified=False)
+    page.goto(deck.base + "/memory?tab=lessons")
+    row = page.locator("tr", has_text="sed -i")
+    if row.get_by_role("button", name="Accept").count():
+        row.get_by_role("button", name="Accept").click()
+        row.get_by_text("Not done").wait_for()
+    assert learn.get(lesson.id).status == "proposed"
+    context.close()

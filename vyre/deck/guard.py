@@ -2,14 +2,16 @@
 
 Order of the checks (security.py says why each exists): the Host; then, for anything but the
 sign-in page, the session cookie (401 and an empty body without it); then, for a state
-change, the Origin. Every response, refusals included, carries the security headers.
+change, the Origin, and that the process making it is not inside Claude Code (peer.py).
+Every response, refusals included, carries the security headers.
 """
 
 from __future__ import annotations
 
 from http.cookies import SimpleCookie
 
-from vyre.deck.security import COOKIE, HEADERS, Gate, csp
+from vyre.deck import peer
+from vyre.deck.security import COOKIE, HEADERS, SAFE_METHODS, Gate, csp
 
 OPEN_PATHS = frozenset({"/login"})  # the only pages a browser with no session may ask for
 
@@ -29,6 +31,8 @@ class Guard:
             return await _refuse(send, 401, b"")
         if not self.gate.origin_ok(method, headers.get("origin")):
             return await _refuse(send, 403, b"wrong origin")
+        if method not in SAFE_METHODS and _from_claude_code(scope):
+            return await _refuse(send, 403, b"refused: a program inside Claude Code")
 
         async def with_headers(message):
             if message["type"] == "http.response.start":
@@ -42,6 +46,15 @@ class Guard:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+def _from_claude_code(scope) -> bool:
+    """A state change (signing in included) made by a process inside Claude Code: a model
+    with the user's files can read the token, but it is not the user (peer.py)."""
+    client, server = scope.get("client"), scope.get("server")
+    if not client or not server:
+        return False
+    return peer.inside_claude_code(int(client[1]), int(server[1]))
 
 
 def _cookie(headers: dict[str, str]) -> str | None:

@@ -25,12 +25,14 @@ from vyre.deck import pictures
 from vyre.deck.passkey import Passkeys, parse_credential
 from vyre.deck.security import COOKIE
 from vyre.errors import VyreError
+from vyre.learn.models import LEVELS
 from vyre.memory import ago
 from vyre.memory.text import age_note, phrase
 from vyre.models import EntityFacts, Fact
 from vyre.rooms import MAIN
 
 CALLER = "deck"
+LESSON_TABS = ("proposed", "active", "dormant", "retired")
 PAGE_SIZE = 40  # entities per Memory page: a heavy user's room never loads at once
 PICTURE_MOST = 200  # a room picture is drawn for rooms of up to this many entities
 TURN_WINDOW = 25  # turns either side of the one a link points at
@@ -315,9 +317,10 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         def read(m):
             today = m.learned(now - timedelta(days=1), MAIN, now=now)
             names = m.session_names(sorted({s.session for f in today for s in f.sources}))
-            return today, names, m.conflicts(now=now), m.projects()
+            broken = m.learn.broken_since(now - timedelta(days=7))
+            return today, names, m.conflicts(now=now), m.projects(), broken
 
-        today, names, conflicts, projects = backend(read)
+        today, names, conflicts, projects, broken = backend(read)
         return render(
             request,
             "now.html",
@@ -327,6 +330,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
                 "today": today,
                 "conflicts": conflicts,
                 "projects": projects,
+                "broken": broken,
                 "line": lambda f: _fact_view(f, names, now),
             },
         )
@@ -334,16 +338,62 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
     # -- Lessons ----------------------------------------------------------------------------
 
     def lessons_page(request: Request) -> Response:
+        now = config.now()
+
+        def read(m):
+            learn = m.learn
+            lessons = learn.lessons()
+            # effects are computed when read; nothing here changes a lesson (no review())
+            effects = {le.id: learn.effect(le, now=now) for le in lessons if le.accepted}
+            return lessons, effects, m.projects()
+
+        lessons, effects, projects = backend(read)
+        groups = {status: [le for le in lessons if le.status == status] for status in LESSON_TABS}
         return render(
             request,
             "lessons.html",
             {
                 "view": "lessons",
                 "scope": scope_of(request),
+                "projects": projects,
+                "groups": groups,
+                "effects": effects,
                 "passkeys": passkeys.registered(),
-                "lessons": None,
+                "relaxed": _relaxed,
             },
         )
+
+    async def lesson_action(request: Request) -> Response:
+        """Accept, retire or relax a lesson: only with a fresh passkey assertion for exactly
+        this action on exactly this lesson (a click alone is never enough)."""
+        lid, action = request.path_params["lesson"], request.path_params["action"]
+        body = await _json(request)
+        credential = body.get("credential") if isinstance(body.get("credential"), dict) else {}
+        now = config.now()
+
+        def work():
+            lesson_id = _int(lid, -1)
+            passkeys.verify(_session(request), f"{action}:{lesson_id}", credential)
+
+            def write(m):
+                learn = m.learn
+                if action == "accept":
+                    done = learn.accept(lesson_id, caller=CALLER, now=now)
+                    return f"Kept: lesson {done.id} is {done.level} now."
+                if action == "retire":
+                    learn.retire(lesson_id, caller=CALLER, now=now)
+                    return f"Retired lesson {lesson_id}."
+                if action == "relax":
+                    lower = _relaxed(learn.get(lesson_id).level)
+                    if lower is None:
+                        raise VyreError(f"lesson {lesson_id} is at remind already")
+                    learn.relax(lesson_id, caller=CALLER, level=lower)
+                    return f"Relaxed lesson {lesson_id} to {lower}."
+                raise VyreError(f"unknown action {action!r}")
+
+            return {"said": backend(write)}
+
+        return _answer(work)
 
     # -- passkeys ---------------------------------------------------------------------------
 
@@ -380,7 +430,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
 
     async def presence_options(request: Request) -> Response:
         body = await _json(request)
-        purpose = f"{body.get('action')}:{body.get('lesson')}"
+        purpose = f"{body.get('action')}:{_int(str(body.get('lesson')), -1)}"
         return _raw(lambda: passkeys.challenge(_session(request), purpose))
 
     return [
@@ -400,6 +450,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         Route("/api/passkey/options", passkey_options, methods=["POST"]),
         Route("/api/passkey/register", passkey_register, methods=["POST"]),
         Route("/api/presence/options", presence_options, methods=["POST"]),
+        Route("/api/lessons/{lesson}/{action}", lesson_action, methods=["POST"]),
     ]
 
 
@@ -411,6 +462,13 @@ def _sections(entities: list[EntityFacts]) -> list[tuple[str, list[EntityFacts]]
     for e in entities:
         out.setdefault(SECTION.get(e.kind, e.kind.title()), []).append(e)
     return list(out.items())
+
+
+def _relaxed(level: str) -> str | None:
+    """One step looser: block → ask → remind; None at remind."""
+    order = list(LEVELS)
+    i = order.index(level) if level in order else 0
+    return order[i - 1] if i > 0 else None
 
 
 def _asked(m, question: str, scope: str, ask_id: str | None, events):

@@ -118,6 +118,15 @@ class Learn:
         ).fetchall()
         return [self._lesson(r) for r in rows]
 
+    def broken_since(self, since: datetime) -> list[tuple[Lesson, int]]:
+        """Lessons broken since then, with how many times (the Deck's Now, the brief)."""
+        rows = self.db.execute(
+            "SELECT lesson, sum(broken) FROM learn_lesson_days WHERE day >= ? AND broken > 0 "
+            "GROUP BY lesson ORDER BY 2 DESC, 1",
+            (since.date().isoformat(),),
+        ).fetchall()
+        return [(self.get(lid), int(n)) for lid, n in rows]
+
     def get(self, lid: int) -> Lesson:
         row = self.db.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM lessons WHERE id = ?", (int(lid),)
