@@ -102,6 +102,14 @@ def test_one_word_of_a_longer_topic_needs_a_cue_of_its_kind(memory):
     assert {(r, o) for _, r, o in facts} == {("deadline", "2026-10-20")}
 
 
+def test_one_word_of_a_topic_counts_beside_someone_who_was_there_when_it_was_said(memory):
+    """Joy's title and the quote form launch were said in one session: "send Joy the form
+    mockups" is about that launch; the same words naming nobody are not."""
+    facts = got(memory, "summit-roofing", "send Joy the form mockups")
+    assert ("deadline", "2026-10-20") in {(r, o) for _, r, o in facts}
+    assert got(memory, "summit-roofing", "send the form mockups") == set()
+
+
 @pytest.mark.parametrize(
     ("room", "prompt", "fact"),
     [

@@ -76,10 +76,7 @@ class Reader:
             view.labels.setdefault(f.subject, (f.subject_label, f.subject_kind))
         view.by_subject, view.by_object = dict(subj), dict(obj)
         own_orgs = {r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"}
-        quotes: dict[str, list[str]] = defaultdict(list)
-        for f in view.rows:
-            quotes[f.subject] += [e.quote for e in view.evidence.get(f.id, ())]
-        view.index = enrich.build(view.labels, view.rows, view.by_subject, quotes, own_orgs)
+        view.index = enrich.build(view.labels, view.rows, view.evidence, own_orgs)
         return view
 
     # -- facts ----------------------------------------------------------------------------

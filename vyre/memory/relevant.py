@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vyre.extract.lexicon import ORG_NOISE
-from vyre.graph import FactRow
+from vyre.graph import EvidenceRow, FactRow
 from vyre.memory.decay import fresh
 from vyre.resolve import ENTITY_KINDS, fold
 
@@ -52,7 +52,7 @@ FLOOR = 0.35
 EMPLOYER = 0.9  # a named person's employer is a client (outside that client's room)
 SHORT_FORM = 1.0  # a form only one entity here has is as good as the full name
 SURNAME = 0.95
-NICKNAME = 0.9
+BY_DOMAIN = 0.9  # an address at an org's domain whose name is nobody's here
 BY_TITLE = 0.85  # "the CFO", "our bookkeeper": the one person here with that title
 DEIXIS = 0.9  # "this repo", "our client"
 ALL_DEADLINES = 0.8  # "what's due?": every open deadline of the room
@@ -118,6 +118,7 @@ class Doc:
     row: FactRow
     terms: frozenset[str]
     head: str = ""  # its last word: "launch" of "site launch"
+    sessions: frozenset[str] = frozenset()  # where it was said
     weight: float = 0.0  # the sum of its terms' idf
 
 
@@ -129,6 +130,7 @@ class RoomIndex:
     addresses: dict[str, str] = field(default_factory=dict)  # folded address -> entity
     domains: dict[str, str] = field(default_factory=dict)  # folded domain -> entity
     own_orgs: set[str] = field(default_factory=set)  # the project's org, taught by Projects
+    sessions: dict[str, set[str]] = field(default_factory=dict)  # entity -> where it was said
     owner: dict[str, str] = field(default_factory=dict)  # address or domain -> person or org
     org_cores: dict[str, str] = field(default_factory=dict)  # "harlowlegal" -> org
     docs: list[Doc] = field(default_factory=list)
@@ -146,12 +148,16 @@ class RoomIndex:
 def build(
     labels: dict[str, tuple[str, str]],
     rows: list[FactRow],
-    by_subject: dict[str, list[FactRow]],
-    quotes: dict[str, list[str]],
+    evidence: dict[str, list[EvidenceRow]],
     own_orgs: set[str],
 ) -> RoomIndex:
-    """`quotes`: each entity's evidence quotes, where the room's own words about it are."""
+    """`evidence`: each fact's sources, where the room's own words about it are."""
     index = RoomIndex(own_orgs=set(own_orgs))
+    quotes: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        said = evidence.get(row.id, ())
+        quotes[row.subject] += [e.quote for e in said]
+        index.sessions.setdefault(row.subject, set()).update(e.session for e in said)
     phrases: dict[tuple[str, ...], list[tuple[str, float, bool]]] = defaultdict(list)
     shorts: dict[tuple[str, ...], set[str]] = defaultdict(set)
     surnames: dict[str, set[str]] = defaultdict(set)
@@ -208,11 +214,11 @@ def build(
         s: next(iter(ids)) for s, ids in surnames.items() if len(ids) == 1 and (s,) not in shorts
     }
     index.first_names = dict(firsts)
-    _index_topics(index, rows, labels, by_subject, own_orgs)
+    _index_topics(index, rows, evidence)
     return index
 
 
-def _index_topics(index, rows, labels, by_subject, own_orgs) -> None:
+def _index_topics(index: RoomIndex, rows: list[FactRow], evidence) -> None:
     for row in rows:
         if row.rel == "deadline":
             index.deadlines.append(row)
@@ -232,9 +238,11 @@ def _index_topics(index, rows, labels, by_subject, own_orgs) -> None:
             continue
         if row.rel == "has_title":
             index.titled[row.id] = row.subject
-        index.docs.append(Doc(row, frozenset(kept), kept[-1] if row.rel == "deadline" else ""))
+        head = kept[-1] if row.rel == "deadline" else ""
+        sessions = frozenset(e.session for e in evidence.get(row.id, ()))
+        index.docs.append(Doc(row, frozenset(kept), head, sessions))
     # the project's own org first: "our client" in its room is that org
-    index.clients.sort(key=lambda r: (r.subject not in own_orgs, r.id))
+    index.clients.sort(key=lambda r: (r.subject not in index.own_orgs, r.id))
     df: dict[str, int] = defaultdict(int)
     postings: dict[str, list[int]] = defaultdict(list)
     for i, doc in enumerate(index.docs):
@@ -380,7 +388,7 @@ def rank(
         if row.id not in scored or scored[row.id][0] < score:
             scored[row.id] = (score, row)
 
-    topics = _topics(index, prompt, used)
+    topics = _topics(index, prompt, used, named)
     for row, strength in topics:
         if row.rel == "has_title":
             person = index.titled[row.id]
@@ -472,16 +480,20 @@ def _address(index: RoomIndex, address: str, hit) -> None:
         for e, _, _ in index.phrases.get((p,), ()):
             people.add(e)
     if len(people) == 1:
-        hit(next(iter(people)), NICKNAME)
+        hit(next(iter(people)), SHORT_FORM)  # its name is one person's here
         return
     org = index.owner.get(index.domains.get(domain, ""), "") or _org_of(index, domain)
     if org:
-        hit(org, NICKNAME)
+        hit(org, BY_DOMAIN)
 
 
-def _topics(index: RoomIndex, prompt: Prompt, used: set[int]) -> list[tuple[FactRow, float]]:
+def _topics(
+    index: RoomIndex, prompt: Prompt, used: set[int], named: dict[str, float]
+) -> list[tuple[FactRow, float]]:
     """Facts whose words the prompt says, with how surely: the share of the fact's own words
-    (each weighed by its idf over the room's facts) the prompt has, raised by a cue."""
+    (each weighed by its idf over the room's facts) the prompt has, raised by a cue. One word
+    of a fact also counts when someone the prompt names was there when it was said ("send
+    Dr. Bello the impact numbers": the impact report she was told is due)."""
     if not index.docs:
         return []
     terms = {
@@ -498,6 +510,7 @@ def _topics(index: RoomIndex, prompt: Prompt, used: set[int]) -> list[tuple[Fact
         for i in index.postings.get(t, ()):
             matched[i].add(t)
     heads = _heads(prompt, used)
+    beside = set().union(*(index.sessions.get(e, ()) for e in named)) if named else set()
     out = []
     top = max(index.idf.values())
     asked = sum(index.idf.get(t, top) for t in terms)  # words the room never says weigh most
@@ -524,6 +537,8 @@ def _topics(index: RoomIndex, prompt: Prompt, used: set[int]) -> list[tuple[Fact
                 or (cue and coverage >= 0.2)
                 or doc.head in heads
             )
+            if not ok and not software and doc.sessions & beside:
+                ok, coverage = True, max(coverage, 0.3)
         if ok:
             strength = min(1.0, coverage + (0.3 if cue else 0.0) + 0.1 * (len(got) - 1))
             out.append((doc.row, max(strength, 0.6)))
