@@ -146,3 +146,25 @@ def test_the_daemons_own_pid_is_guarded(tmp_path):
         decide(Call("Bash", {"command": "kill -9 4242"}, str(tmp_path), env), []).decision == "ask"
     )
     assert decide(Call("Bash", {"command": "kill 4243"}, str(tmp_path), env), []).decision is None
+
+
+@pytest.mark.parametrize(
+    "tool,data",
+    [
+        (
+            "REPL",
+            {"code": "require('fs').rmSync(require('os').homedir() + '/.vyre', {recursive: true})"},
+        ),
+        ("Monitor", {"command": "vyre daemon stop", "description": "x"}),
+        ("Bash", {"command": "pip uninstall -y vyre"}),
+    ],
+)
+def test_other_tools_that_run_code_are_guarded_too(tool, data):
+    assert held(tool, data)
+
+
+@pytest.mark.parametrize(
+    "command", ["cp notes.txt ~/", "mv ~/Downloads/a.pdf ~/", "rsync -a src/ ~/backup/"]
+)
+def test_a_destination_folder_only_receives(command):
+    assert not held("Bash", {"command": command})

@@ -229,3 +229,24 @@ def test_no_one_can_be_asked_in_bypass_mode():
 def test_the_parser_never_crashes(text):
     parse(text, CWD, ENV)
     decide(Call("Bash", {"command": text}, CWD, dict(ENV)), PUSH_MAIN + SED + MIGRATIONS)
+
+
+def test_runners_and_monitor_are_seen_through():
+    yarn = [lesson(10, {"kind": "tool", "command": {"program": "yarn"}})]
+    assert bash(yarn, "npx yarn install") == "deny"
+    assert bash(yarn, "pnpm dlx yarn") == "deny"
+    assert (
+        verdict(PUSH_MAIN, "Monitor", {"command": "git push origin main", "description": "x"})
+        == "deny"
+    )
+    tests = [
+        lesson(
+            11,
+            {
+                "kind": "after",
+                "run": {"class": "test"},
+                "before": {"program": "git", "sub": ["push"]},
+            },
+        )
+    ]
+    assert bash(tests, "bundle exec rspec && git push origin x") is None

@@ -152,7 +152,9 @@ class Memory:
         return self.ledger.projects()
 
     def project_add(self, slug, name, folders, org=None) -> list[str]:
-        return project_ops.add(self.ledger, slug, name, folders, org)
+        notes = project_ops.add(self.ledger, slug, name, folders, org)
+        self.learn.folders_changed()
+        return notes
 
     def project_pick(self, slug: str, session: str) -> None:
         project_ops.pick(self.ledger, slug, session)
@@ -162,6 +164,7 @@ class Memory:
 
     def project_remove(self, slug: str) -> None:
         project_ops.remove(self.ledger, slug)
+        self.learn.folders_changed()
 
     def project_suggest(self, limit: int = 10) -> list[tuple[str, int]]:
         return project_ops.suggest(self.ledger, limit)

@@ -124,6 +124,8 @@ class Daemon:
         presence.SERVES_OTHERS = True  # judge each peer, not the environment we started in
         try:
             self.memory = Memory(self.home, owner=True)
+            self.memory.learn.check_snapshot()  # a snapshot changed behind Vyre: tampered
+            self.memory.learn.prune()  # per-call rows are kept 7 days
             if self.root.is_dir():
                 self._ingest(None)  # a failure here is retried by the watcher, not fatal
             self._serve()

@@ -27,6 +27,8 @@ from vyre.learn import paths as P
 from vyre.learn.shell import Command, Parsed, Word
 
 KINDS = ("tool", "path", "phrase", "after")
+# one Claude Code tool under the names it has had
+TOOL_ALIASES = {"Task": ("Task", "Agent"), "Agent": ("Task", "Agent")}
 
 # the same flag, spelled other ways, per program (and subcommand)
 FLAG_SYNONYMS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -374,7 +376,7 @@ class Call:
 
     @property
     def command(self) -> str:
-        value = self.data.get("command") if self.tool == "Bash" else None
+        value = self.data.get("command") if self.tool in P.SHELL_TOOLS else None
         return value if isinstance(value, str) else ""
 
     @property
@@ -391,7 +393,7 @@ class Call:
             path = P.file_tool_path(self.tool, self.data)
             if path:
                 self._touches = [P.Touch(P.join(self.cwd, path), content=self.new_text())]
-            elif self.tool == "Bash":
+            elif self.tool in P.SHELL_TOOLS:
                 self._touches = P.touched(self.parsed.commands)
             else:
                 self._touches = []
@@ -458,9 +460,9 @@ def violates(check: dict, call: Call, folders: list[str]) -> bool:
 
 def _tool_violation(check: dict, call: Call, folders: list[str]) -> bool:
     if check.get("tool"):
-        return call.tool == check["tool"]
+        return call.tool in TOOL_ALIASES.get(check["tool"], (check["tool"],))
     pattern = check.get("command")
-    if not pattern or call.tool != "Bash":
+    if not pattern or call.tool not in P.SHELL_TOOLS:
         return False
     narrow = [P.PathPattern(p, call.env.get("HOME", "~")) for p in check.get("paths", ())]
     roots = call.roots(folders)
@@ -475,8 +477,8 @@ def _tool_violation(check: dict, call: Call, folders: list[str]) -> bool:
 
 
 def runs(pattern: dict, call: Call) -> bool:
-    """Does this Bash call run the pattern (for `after` checks: the owed command)?"""
-    if call.tool != "Bash":
+    """Does this shell call run the pattern (for `after` checks: the owed command)?"""
+    if call.tool not in P.SHELL_TOOLS:
         return False
     state: dict = {}
     for cmd in call.parsed.commands:

@@ -34,6 +34,32 @@ KNOWN_PROGRAMS = frozenset(
     ansible vagrant systemctl service crontab open xdg-open osascript say
     """.split()
 )
+# program names that are everyday English verbs or nouns: "don't make the functions long" is no
+# rule about `make`. They count as a command only in backticks, with a flag, or before a word
+# that is not an article, a pronoun or a quantity.
+ENGLISH_PROGRAMS = frozenset(
+    """make find open touch watch say kill sort head tail less more cat cut join paste split time
+    test tee yes file look date read print code go which type top free code mail write talk
+    """.split()
+)
+_NOT_AN_ARGUMENT = frozenset(
+    """the a an it its them this that these those any every each all my your our their his her
+    too so things stuff sure more less much many some everything anything something one
+    """.split()
+)
+KNOWN_PROGRAMS_RE = [re.escape(p) for p in KNOWN_PROGRAMS if p not in ENGLISH_PROGRAMS]
+_NEG = (
+    r"(?:never(?:\s+ever)?|don'?t(?:\s+ever)?|do\s+not|dont|doesn'?t|stop|quit|avoid|refrain\s+from|"
+    r"no\s+more|no\s+longer|not\s+allowed\s+to|you\s+(?:must|should|may|can)\s*(?:not|n'?t)|"
+    r"mustn'?t|shouldn'?t|can'?t|cannot|won'?t|please\s+don'?t|i\s+don'?t\s+want\s+you\s+to|"
+    r"i\s+do\s+not\s+want\s+you\s+to|under\s+no\s+circumstances(?:\s+should\s+you)?|"
+    r"no(?=\s+\w+ing\b)|no(?=\s+force)|no(?=\s+`)|no(?=\s+more)|no(?=\s+(?:"
+    + "|".join(sorted(KNOWN_PROGRAMS_RE))
+    + r")\b)|ban|forbid|forbidden|prohibit|"
+    r"don'?t\s+you\s+(?:dare|ever)|hands\s+off|keep\s+(?:your\s+hands\s+)?off|"
+    r"stay\s+(?:away\s+from|out\s+of))"
+)
+_NEG_RE = re.compile(rf"(?:^|[\s,;:(])(?P<neg>{_NEG})\s+(?P<rest>.+)$", re.I)
 # Claude Code's own tools, by the names people use for them
 TOOL_NAMES = {
     "webfetch": "WebFetch",
@@ -80,14 +106,6 @@ NAMED_CHARS = {
 }
 BRANCHES = ("main", "master", "trunk", "develop", "production", "prod", "release", "staging")
 
-_NEG = (
-    r"(?:never(?:\s+ever)?|don'?t(?:\s+ever)?|do\s+not|dont|doesn'?t|stop|quit|avoid|refrain\s+from|"
-    r"no\s+more|no\s+longer|not\s+allowed\s+to|you\s+(?:must|should|may|can)\s*(?:not|n'?t)|"
-    r"mustn'?t|shouldn'?t|can'?t|cannot|won'?t|please\s+don'?t|i\s+don'?t\s+want\s+you\s+to|"
-    r"i\s+do\s+not\s+want\s+you\s+to|under\s+no\s+circumstances(?:\s+should\s+you)?|"
-    r"no(?=\s+\w+ing\b)|no(?=\s+force)|no(?=\s+`)|no(?=\s+more)|ban|forbid|forbidden|prohibit)"
-)
-_NEG_RE = re.compile(rf"(?:^|[\s,;:(])(?P<neg>{_NEG})\s+(?P<rest>.+)$", re.I)
 _POLITE = re.compile(
     r"^(?:(?:ok|okay|hey|so|also|and|but|oh|well|look|listen|note|fyi|ps|important|reminder|"
     r"rule|btw|again|remember|actually|seriously|claude|please|pls|plz|kindly|from now on|"
@@ -99,7 +117,8 @@ _REASON = re.compile(
     r"it\s+(?:breaks|kills|messes|ruins|causes|triggers|deploys|will|would|is)|that\s+(?:breaks|"
     r"triggers|deploys|will|would)|otherwise|or\s+else|thanks?|thank\s+you|ok\??|okay\??|please|"
     r"so\s+that|unless|except|we\s+(?:got|had|lost)|this\s+(?:breaks|is)|that'?s|"
-    r"the\s+(?:ci|pipeline|deploy)|cheers)\b.*$",
+    r"the\s+(?:ci|pipeline|deploy)|cheers)\b.*$|\s*[,;]\s*(?:we'?re|we\s+are|it'?s|they'?re|"
+    r"that'?s|this\s+is|the\s+\w+\s+(?:bot|team)\s+owns)\b.*$",
     re.I,
 )
 _SCOPE_PROJECT = re.compile(
@@ -116,7 +135,7 @@ _SCOPE_ALL = re.compile(
 _DOC_SCOPE = re.compile(
     r"\b(?:in|inside|within|for)\s+(?:the\s+|our\s+|any\s+|all\s+)?(?P<where>docs?|documentation|"
     r"readme(?:s)?|markdown(?:\s+files)?|md\s+files|(?:the\s+)?(?P<dir>[\w.-]+/)|"
-    r"\*\.(?P<ext>\w+)(?:\s+files)?|\.(?P<ext2>\w+)\s+files|(?P<ext3>\w+)\s+files)\b"
+    r"\*\.(?P<ext>\w+)(?:\s+files)?|\.(?P<ext2>\w+)\s+files|(?P<ext3>\w+)\s+files)(?!\w)"
     r"(?!\s+(?:site|website|project|repo|app|server|team))",
     re.I,
 )
@@ -188,6 +207,11 @@ _BEFORE_RE = re.compile(
 _BEFORE_LEAD_RE = re.compile(
     r"^(?:before|prior\s+to)\s+(?:you\s+)?(?P<y>.+?)[,;:]?\s+(?:always\s+|make\s+sure\s+(?:to|you)\s+|"
     r"you\s+must\s+|please\s+)?(?:re-?run|run|execute)\s+(?P<x>.+)$",
+    re.I,
+)
+_MUST_PASS_RE = re.compile(
+    r"^(?P<x>.+?)\s+(?:must|should|have\s+to|has\s+to|need\s+to|needs\s+to)\s+(?:pass|be\s+green|"
+    r"succeed|run|be\s+run)\s+(?:before|prior\s+to)\s+(?:you\s+|any\s+|a\s+|every\s+)?(?P<y>.+)$",
     re.I,
 )
 _NO_BEFORE_RE = re.compile(
@@ -275,7 +299,9 @@ _EXT_WORDS = {
 _RULE_CUE = re.compile(
     rf"(?:^|\b){_NEG}\b|\b(?:always|must|make\s+sure|remember\s+to|instead\s+of|rather\s+than|"
     r"only\s+use|prefer|from\s+now\s+on|going\s+forward|every\s+time|whenever|before\s+you|after\s+you|"
-    r"we\s+use|stick\s+to|use\s+\S+\s+not|only|(?:re-?run|run)\b.+\b(?:before|after))\b",
+    r"we\s+use|stick\s+to|use\s+\S+\s+not|only|(?:re-?run|run)\b.+\b(?:before|after)|alone|"
+    r"off[- ]limits|read[- ]only|hands\s+off|(?:must|should|need\s+to)\s+pass|"
+    r"^after\b|^before\b)\b",
     re.I,
 )
 _STOP_WORDS = re.compile(
@@ -484,6 +510,10 @@ def _is_commandish(obj: str) -> bool:
     first = words[0].lower()
     if first in ("the", "a", "an") and len(words) > 1:
         first = words[1].lower()
+        words = words[1:]
+    if first in ENGLISH_PROGRAMS:
+        nxt = words[1].lower() if len(words) > 1 else ""
+        return nxt.startswith("-") or (bool(nxt) and nxt not in _NOT_AN_ARGUMENT)
     if first in KNOWN_PROGRAMS or checks.program_name(first) in KNOWN_PROGRAMS:
         return True
     if len(words) > 1 and words[1].startswith("-"):
@@ -548,12 +578,28 @@ def _phrase_of(obj: str) -> str | None:
     return None
 
 
+_ALONE_RE = re.compile(
+    r"^(?:please\s+)?(?:leave|let)\s+(?P<obj>.+?)\s+(?:alone|be)$|"
+    r"^(?P<obj2>.+?)\s+(?:is|are)\s+(?:off[- ]limits|read[- ]only|untouchable|sacred|frozen)$",
+    re.I,
+)
+
+
 def _negated(text: str, text_scope: bool = False) -> dict | None:
+    alone = _ALONE_RE.match(text)
+    if alone:
+        found = _pathish(alone.group("obj") or alone.group("obj2"))
+        return {"kind": "path", "paths": found} if found else None
     m = _NEG_RE.search(text)
     if not m:
         return None
     rest = m.group("rest").strip()
-    rest = re.sub(r"^(?:ever|even|you|to|be|the\s+habit\s+of)\s+", "", rest, flags=re.I)
+    rest = re.sub(r"^(?:(?:ever|even|you|to|be|the\s+habit\s+of|dare)\s+)+", "", rest, flags=re.I)
+    if re.match(r"^(?:the\s+)?[\w./*-]+(?:/|\s+(?:folder|directory|dir|files?))", rest, re.I) and (
+        m.group("neg").lower().startswith(("hands", "keep", "stay"))
+    ):
+        found = _pathish(rest)
+        return {"kind": "path", "paths": found} if found else None
     if _FORCE_RE.search(rest):
         pattern = {"program": "git", "sub": ["push"], "flags": ["--force"]}
         b = _BRANCH_RE.search(rest[_FORCE_RE.search(rest).end() :])
@@ -628,7 +674,7 @@ def _negated(text: str, text_scope: bool = False) -> dict | None:
             return {"kind": "phrase", "phrase": word}
         if word and text_scope:
             return {"kind": "phrase", "phrase": word}
-        named = obj.lower().strip(" .")
+        named = _STOP_WORDS.sub("", obj).lower().strip(" .,")
         for name, char in NAMED_CHARS.items():
             if named == name:
                 return {"kind": "phrase", "phrase": char}
@@ -702,7 +748,8 @@ def _owed(text: str) -> dict | None:
     raw = text.strip().strip(" .,")
     raw = re.sub(r"^(?:the\s+)?", "", raw, flags=re.I)
     raw = re.sub(
-        r"\s+(?:again|first|too|as\s+well|and\s+.*|to\s+make\s+sure.*|so\s+.*)$",
+        r"(?:\s+(?:again|first|too|as\s+well|afterwards?|after|each\s+time|every\s+time|always|"
+        r"right\s+away|straight\s+away|before|and\s+.*|to\s+make\s+sure.*|so\s+.*))+$",
         "",
         raw,
         flags=re.I,
@@ -751,7 +798,12 @@ def _after(text: str) -> dict | None:
 
 
 def _before(text: str) -> dict | None:
-    m = _BEFORE_RE.search(text) or _BEFORE_LEAD_RE.search(text) or _NO_BEFORE_RE.search(text)
+    m = (
+        _BEFORE_RE.search(text)
+        or _BEFORE_LEAD_RE.search(text)
+        or _NO_BEFORE_RE.search(text)
+        or _MUST_PASS_RE.search(text)
+    )
     if not m:
         return None
     run = _owed(m.group("x"))

@@ -53,7 +53,7 @@ _SETTINGS = frozenset({"settings.json", "settings.local.json", "managed-settings
 # `vyre` subcommands a model may never run: they loosen rules, decide for the user, or
 # take Vyre's hooks away
 _VYRE_HELD = {
-    "learn": {"relax", "retire", "accept", "edit", "scope", "decline", "unpin", "pin"},
+    "learn": {"relax", "retire", "accept", "scope", "decline"},  # `edit` only tightens
     "memory": {"correct", "uncorrect", "pin", "mute", "merge", "split"},
     "daemon": {"stop", "restart", "kill", "install", "uninstall"},
     "harness": {"install", "uninstall", "plugin"},
@@ -127,7 +127,12 @@ def check(call, permission_mode: str = "") -> str | None:
     path = P.file_tool_path(tool, call.data)
     if path:
         return _file_reason(P.join(call.cwd, path), where, call.new_text(), call.old_text())
-    if tool != "Bash":
+    if tool in P.CODE_TOOLS:
+        code = call.data.get("code")
+        if isinstance(code, str) and _code_reason(code, "node", where):
+            return "it runs code that writes Vyre's files"
+        return None
+    if tool not in P.SHELL_TOOLS:
         return None
     parsed = call.parsed
     for touch in call.touches:
@@ -226,6 +231,12 @@ def _command_reason(cmd: Command, where: Guarded, env: dict[str, str]) -> str | 
             return "it runs code that imports Vyre or writes Vyre's files"
     if prog in ("sqlite3", "sqlite"):
         return _sqlite_reason(cmd, where)
+    if (
+        family in ("pip", "uv", "pipx", "poetry")
+        and "uninstall" in args
+        and any(a == "vyre" or a.startswith("vyre=") for a in args)
+    ):
+        return "it would uninstall Vyre, and its hooks with it"
     return None
 
 

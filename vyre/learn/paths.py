@@ -20,6 +20,8 @@ from vyre.learn.shell import Command, Word, join
 
 FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path"}
 NOTEBOOK_TOOLS = {"NotebookEdit": "notebook_path"}
+SHELL_TOOLS = frozenset({"Bash", "Monitor"})  # tools whose `command` a shell runs
+CODE_TOOLS = frozenset({"REPL"})  # tools that run JavaScript `code`
 READ_ONLY_TOOLS = frozenset(
     {"Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch", "TodoWrite", "Task", "BashOutput"}
 )
@@ -123,10 +125,13 @@ def _program_touches(cmd: Command) -> list[Touch]:
     if how == "all":
         tree = prog in ("rm", "shred") and recursive
         return [_touch(cmd.cwd, w, tree=tree) for w in args]
-    if how == "pairs":
-        return [_touch(cmd.cwd, w, tree=True) for w in args]
-    if how == "last":
-        return [_touch(cmd.cwd, args[-1], tree=True)] if len(args) > 1 else []
+    if how == "pairs":  # mv: each source moves whole; the destination only receives
+        return [_touch(cmd.cwd, w, tree=True) for w in args[:-1]] + (
+            [_touch(cmd.cwd, args[-1])] if len(args) > 1 else []
+        )
+    if how == "last":  # cp, install, rsync: the destination changes (rsync --delete: all of it)
+        deletes = prog == "rsync" and any(w.text.startswith("--del") for w in words)
+        return [_touch(cmd.cwd, args[-1], tree=deletes)] if len(args) > 1 else []
     if how == "link":
         return [_touch(cmd.cwd, args[-1])] if args else []
     if how == "skip1":

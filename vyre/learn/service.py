@@ -579,8 +579,8 @@ class Learn:
         never ran), `failed`/`fixed` and test-fix runs, `reverted`/`rewritten` files. Then
         behaviour-inferred proposals (ADR §7), always at remind or ask."""
         rows = self.db.execute(
-            "SELECT id, event, tool, call, key, ok, decision, path, before_hash, after_hash "
-            "FROM learn_commands WHERE session = ? AND id > coalesce((SELECT max(id) FROM "
+            "SELECT id, event, tool, call, key, ok, decision, path, before_hash, after_hash, "
+            "lesson FROM learn_commands WHERE session = ? AND id > coalesce((SELECT max(id) FROM "
             "learn_commands WHERE session = ? AND event = 'observed'), 0) ORDER BY id",
             (session, session),
         ).fetchall()
@@ -589,13 +589,22 @@ class Learn:
         pre = {r[3]: r for r in rows if r[1] == "PreToolUse" and r[3]}
         done = {r[3] for r in rows if r[1] in ("PostToolUse", "PostToolUseFailure") and r[3]}
         for call, r in pre.items():
-            if call not in done and r[6] not in ("deny",):
+            ran = call in done
+            if r[6] == "ask":  # Vyre asked: the person allowed it, or said no
+                kind = "allowed" if ran else "denied"
+                self.signal(kind, r[4] or "?", session=session, lesson=r[10], cwd=cwd, now=when)
+            elif r[6] in (None, "remind") and not ran:  # said no in Claude Code's own prompt
                 self.signal(
                     "declined", r[4] or "?", session=session, cwd=cwd, now=when, meta={"tool": r[2]}
                 )
+        failing: set[str] = set()
         for r in rows:
             if r[1] == "PostToolUseFailure":
+                failing.add(r[4] or "?")
                 self.signal("failed", r[4] or "?", session=session, cwd=cwd, now=when)
+            elif r[1] == "PostToolUse" and (r[4] or "?") in failing:
+                failing.discard(r[4] or "?")  # the same kind of command passes now
+                self.signal("fixed", r[4] or "?", session=session, cwd=cwd, now=when)
         before = {r[3]: r[8] for r in rows if r[1] == "PreToolUse" and r[3] and r[8]}
         writes = [r for r in rows if r[1] == "PostToolUse" and r[7] and r[9]][-20:]
         for r in writes:  # at most 20 recent writes are stat'ed: hashes only
@@ -741,11 +750,11 @@ class Learn:
                 with self.ledger.transaction() as db:  # the check keeps running
                     db.execute("UPDATE lessons SET status = 'dormant' WHERE id = ?", (lesson.id,))
             asked = self.db.execute(
-                "SELECT count(*), sum(ok IS NOT NULL) FROM learn_commands WHERE lesson = ? "
-                "AND decision = 'ask'",
+                "SELECT count(*), coalesce(sum(kind = 'allowed'), 0) FROM learn_signals "
+                "WHERE lesson = ? AND kind IN ('allowed', 'denied')",
                 (lesson.id,),
             ).fetchone()
-            allowed_every_time = asked[0] >= DEMOTE_AFTER and asked[0] == (asked[1] or 0)
+            allowed_every_time = asked[0] >= DEMOTE_AFTER and asked[0] == asked[1]
             if lesson.level == "ask" and allowed_every_time and lesson.demotion is None:
                 with self.ledger.transaction() as db:
                     db.execute("UPDATE lessons SET demotion = 'remind' WHERE id = ?", (lesson.id,))
@@ -756,6 +765,11 @@ class Learn:
         """Rewrite `lessons.json` from the ledger (atomic, 0600) and keep its hash."""
         with self.ledger.transaction() as db:
             return judge.write_snapshot(str(self.home), db)
+
+    def folders_changed(self) -> None:
+        """Project lessons carry their project's folders: a change of folders rewrites it."""
+        if self.db.execute("SELECT 1 FROM lessons WHERE scope LIKE 'project:%' LIMIT 1").fetchone():
+            self.write_snapshot()
 
     def check_snapshot(self, *, now: datetime | None = None) -> bool:
         """True when the snapshot is what Vyre wrote; otherwise signal `tampered`, rewrite."""

@@ -693,9 +693,47 @@ _WRAP_LONG_ARGS = {
 }
 
 
+# runners that start another program: `npx yarn`, `uv run pytest`, `bundle exec rspec`
+_RUNNERS = {
+    "npx": (),
+    "bunx": (),
+    "uvx": (),
+    "pnpx": (),
+    "uv": ("run",),
+    "poetry": ("run",),
+    "pdm": ("run",),
+    "hatch": ("run",),
+    "rye": ("run",),
+    "pipx": ("run",),
+    "bundle": ("exec",),
+    "pnpm": ("exec", "dlx"),
+    "yarn": ("exec", "dlx"),
+    "bun": ("x",),
+}
+
+
+def _runner(prog: str, words: list[Word]) -> list[Word] | None:
+    """The program a runner starts, with its words; None when this is no runner call."""
+    subs = _RUNNERS.get(prog)
+    if subs is None:
+        return None
+    i = 1
+    if subs:
+        if len(words) < 2 or words[1].text not in subs:
+            return None
+        i = 2
+    while i < len(words) and words[i].text.startswith("-"):
+        t = words[i].text
+        i += 2 if t in ("-p", "--package", "--with", "--from", "-w", "--python") else 1
+    return words[i:] or None
+
+
 def unwrap(prog: str, words: list[Word]) -> tuple[list[Word], str | None, dict] | None:
     """For a wrapper: the command it runs, the folder it runs it in (env -C), and variables
     it sets. None when `prog` is not a wrapper."""
+    started = _runner(prog, words)
+    if started is not None:
+        return started, None, {}
     if prog not in _WRAP_ARGS:
         return None
     if prog == "command" and len(words) > 1 and words[1].text in ("-v", "-V"):
