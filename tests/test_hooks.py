@@ -134,10 +134,20 @@ def test_tool_events_are_recorded_without_content_through_the_daemon(daemon):
     assert events(daemon)[-1][2] == rows[0][2]
 
 
-def test_tool_events_are_recorded_directly_when_no_daemon_runs(home):
+def test_tool_events_are_spooled_when_no_daemon_runs_and_land_before_anything_reads(home):
+    from vyre.learn.service import Learn
+    from vyre.ledger import Ledger
+
     run = hook("PostToolUse", payload("PostToolUse"))
     assert run.returncode == 0
+    assert events(home) == []  # no SQLite on the tool hook's path: one appended line
+    ledger = Ledger(home / "vyre.db")
+    try:
+        assert Learn(ledger, home).drain() == 2  # the tool event and the loop's own row
+    finally:
+        ledger.close()
     assert [(r[0], r[1], r[3]) for r in events(home)] == [("PostToolUse", "Edit", 1)]
+    assert not (home / "hook-spool.jsonl").exists()
 
 
 def test_vyre_hook_cli_is_the_same_code(daemon):

@@ -274,11 +274,15 @@ class Daemon:
             return self._deck_url(op, caller)
         if op == "record":
             with self.lock:
+                learn_hook.drain(self.memory.ledger.db, str(self.home))
                 context.record(self.memory.ledger, **args)
             return True
         if op == "learn_record":
             with self.lock:
+                learn_hook.drain(self.memory.ledger.db, str(self.home))
                 learn_hook.write_rows("", args["rows"], db=self.memory.ledger.db)
+                if args.get("tool"):
+                    context.record(self.memory.ledger, **args["tool"])
             return True
         if op == "learn_prompt":
             return self._quick(lambda: self.memory.learn.on_prompt(**args), "")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call, home_path
+from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call
 from vyre.hooks import fastjson as json
 
 # The Claude Code hook events Vyre answers, in the order they happen in a session. They live
@@ -65,17 +65,20 @@ def handle(event: str, payload: dict) -> dict | None:
         return _joined(event, lessons, facts)
     from vyre.learn import hook as learn
 
+    # one round trip (or one spooled write) carries the tool event and the loop's own rows
     answer = None
+    tool_event = event_row(event, payload, session)
     if event == "PreToolUse":
         answer, row = learn.pre_tool(payload, session)
-        learn.record([_keyed(row, payload)])
+        learn.record([_keyed(row, payload)], tool_event=tool_event)
     elif event in ("PostToolUse", "PostToolUseFailure"):
         row = learn.post_tool(payload, session, 1 if event == "PostToolUse" else 0)
-        learn.record([_keyed(row, payload)])
+        learn.record([_keyed(row, payload)], tool_event=tool_event)
     elif event == "Stop":
         answer, rows = learn.stop(payload, session)
-        learn.record(rows)
-    record(event, payload, session)
+        learn.record(rows, tool_event=tool_event, direct=True)
+    else:
+        record(event, payload, session)
     return answer  # no decision means Claude Code asks as it always does
 
 
@@ -131,11 +134,12 @@ def _context(event: str, op: str, args: dict) -> dict | None:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def record(event: str, payload: dict, session: str | None) -> None:
+def event_row(event: str, payload: dict, session: str | None) -> dict:
+    """The `tool_events` row for one hook event: tool, shape fingerprint, success, time."""
     from vyre.learn.hook import now_text  # `time`, not `datetime`: this is the tool hooks' path
 
     tool = _text(payload.get("tool_name")) if event in TOOL_EVENTS else None
-    row = {
+    return {
         "event": event,
         "session": session,
         "tool": tool,
@@ -143,10 +147,16 @@ def record(event: str, payload: dict, session: str | None) -> None:
         "ok": {"PostToolUse": 1, "PostToolUseFailure": 0}.get(event),
         "ts": now_text(),
     }
+
+
+def record(event: str, payload: dict, session: str | None) -> None:
+    row = event_row(event, payload, session)
     try:
         call("record", row, caller="hook", timeout=RECORD_TIMEOUT_S)
     except DaemonUnavailable:
-        _record_directly(row)  # no daemon: the ledger takes it (SQLite allows this)
+        from vyre.learn.hook import spool
+
+        spool("tool", [row])  # no daemon: the spool, drained into the ledger before it is read
     except DaemonError:
         pass
 
@@ -170,25 +180,6 @@ def shape(tool: str, tool_input) -> str:
         path = str(data.get("file_path") or data.get("path") or "")
         kind = os.path.splitext(path)[1].lower()
     return _blake2.blake2b(f"{tool}:{kind}".encode(), digest_size=6).hexdigest()
-
-
-def _record_directly(row: dict) -> None:
-    import sqlite3
-
-    path = os.path.join(home_path(), "vyre.db")
-    if not os.path.exists(path):
-        return
-    try:
-        db = sqlite3.connect(path, timeout=0.1)
-        with db:
-            db.execute(
-                "INSERT INTO tool_events (ts, session, event, tool, shape, ok) "
-                "VALUES (:ts, :session, :event, :tool, :shape, :ok)",
-                row,
-            )
-        db.close()
-    except sqlite3.Error:
-        pass
 
 
 def _text(value) -> str | None:

@@ -76,8 +76,33 @@ _RUNNERS = ("npm", "pnpm", "yarn", "bun")  # `npm run lint` and `pnpm lint` name
 _GIT_VALUED = frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"})
 
 
+_NAMES: dict[str, str] = {}
+
+
 def program_name(name: str) -> str:
     """`/usr/bin/python3.12` is `python`, `pip3` is `pip`; other names stay as they are."""
+    known = _NAMES.get(name)
+    if known is not None:
+        return known
+    _NAMES[name] = _program_name(name)
+    return _NAMES[name]
+
+
+def pattern_programs(pattern: dict | None) -> frozenset[str] | None:
+    """The programs a command pattern can match (None: any, for a flag-only pattern): judging
+    skips a lesson whose programs the call never runs."""
+    if not pattern:
+        return frozenset()
+    if pattern.get("class"):
+        return frozenset(program_name(p["program"]) for p in CLASSES.get(pattern["class"], ()))
+    if pattern.get("programs"):
+        return frozenset(program_name(p) for p in pattern["programs"])
+    if pattern.get("program"):
+        return frozenset({program_name(pattern["program"])})
+    return None
+
+
+def _program_name(name: str) -> str:
     base = os.path.basename(name)
     for family in ("python", "pip", "node", "ruby", "perl"):
         if base.startswith(family) and all(c in "0123456789." for c in base[len(family) :]):
@@ -373,6 +398,7 @@ class Call:
         self._parsed: Parsed | None = None
         self._touches: list[P.Touch] | None = None
         self._roots: list[str] | None = None
+        self._programs: frozenset[str] | None = None
 
     @property
     def command(self) -> str:
@@ -386,6 +412,16 @@ class Call:
 
             self._parsed = parse(self.command, self.cwd, self.env)
         return self._parsed
+
+    @property
+    def programs(self) -> frozenset[str]:
+        """Every program this call runs, by `program_name`."""
+        if self._programs is None:
+            if self.tool in P.SHELL_TOOLS:
+                self._programs = frozenset(program_name(c.program) for c in self.parsed.commands)
+            else:
+                self._programs = frozenset()
+        return self._programs
 
     @property
     def touches(self) -> list[P.Touch]:

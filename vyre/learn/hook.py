@@ -125,6 +125,7 @@ def stop(payload: dict, session: str | None) -> tuple[dict | None, list[dict]]:
     ]
     if not lessons:
         return None, []
+    _drain_here()
     turn = _turn_rows(session)
     owed, rows = [], []
     for lesson in lessons:
@@ -168,9 +169,39 @@ def _ran_since_change(session: str | None, lesson) -> bool:
     if not session:
         return False
     rows = _session_rows(session, "")
+    top = max((r["id"] for r in rows), default=0)
+    for n, r in enumerate(spooled(session), 1):
+        rows.append(
+            {
+                "id": top + n,
+                "event": r.get("event"),
+                "ran": r.get("ran") or "",
+                "changed": r.get("changed") or "",
+                "decision": r.get("decision"),
+                "lesson": r.get("lesson"),
+                "ok": r.get("ok"),
+            }
+        )
     mark = f",{lesson.id},"
     last_change = max((r["id"] for r in rows if ",*," in r["changed"]), default=0)
     return any(r["id"] > last_change and mark in r["ran"] and r["ok"] == 1 for r in rows)
+
+
+def _drain_here() -> None:
+    import _sqlite3 as sqlite3
+
+    path = os.path.join(home(), judge.LEDGER)
+    if not os.path.exists(os.path.join(home(), SPOOL)) or not os.path.exists(path):
+        return
+    try:
+        db = sqlite3.connect(path, timeout=1.0)
+        try:
+            with db:
+                drain(db)
+        finally:
+            db.close()
+    except sqlite3.Error:
+        pass
 
 
 def _turn_rows(session: str) -> list[dict]:
@@ -185,7 +216,7 @@ def _session_rows(session: str, extra: str) -> list[dict]:
     path = os.path.join(home(), judge.LEDGER)
     if not os.path.exists(path):
         return []
-    import sqlite3
+    import _sqlite3 as sqlite3  # the C module: `sqlite3` would load datetime on the hook path
 
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
     try:
@@ -203,19 +234,101 @@ def _session_rows(session: str, extra: str) -> list[dict]:
     return [dict(zip(keys, r, strict=True)) for r in rows]
 
 
-def record(rows: list[dict]) -> None:
-    """Store rows: through the daemon when it runs, else straight into the ledger."""
-    if not rows:
+def record(rows: list[dict], *, tool_event: dict | None = None, direct: bool = False) -> None:
+    """Store rows: through the daemon when it runs, else onto the spool (one appended line;
+    opening SQLite would cost the tool hook more than the rest of its work). `direct`: into
+    the ledger now (Stop: a broken lesson escalates before the next prompt)."""
+    if not rows and tool_event is None:
         return
     from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call
 
     stamped = [{**r, "ts": now_text()} for r in rows]
     try:
-        call("learn_record", {"rows": stamped}, caller="hook", timeout=0.3)
+        call("learn_record", {"rows": stamped, "tool": tool_event}, caller="hook", timeout=0.3)
     except DaemonUnavailable:
-        write_rows(os.path.join(home(), judge.LEDGER), stamped)
+        spool("learn", stamped, tool_event)
+        if direct:
+            _drain_here()
     except DaemonError:
         pass
+
+
+SPOOL = "hook-spool.jsonl"
+
+
+def spool(kind: str, rows: list[dict], tool_event: dict | None = None) -> None:
+    """Append rows for the ledger to `$VYRE_HOME/hook-spool.jsonl` (0600, one line a row, a
+    single O_APPEND write each: hooks running at once never interleave). `drain` moves them
+    into the ledger, in order, before anything reads them."""
+    from vyre.hooks import fastjson
+
+    base = home()
+    if not os.path.exists(os.path.join(base, judge.LEDGER)):
+        return  # no home yet: nothing to learn into
+    items = [{"k": kind, "r": r} for r in rows]
+    if tool_event is not None:
+        items.append({"k": "tool", "r": tool_event})
+    data = "".join(fastjson.dumps(item) + "\n" for item in items).encode()
+    try:
+        fd = os.open(os.path.join(base, SPOOL), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def spooled(session: str) -> list[dict]:
+    """Learn rows of one session still on the spool (read, not drained)."""
+    from vyre.hooks import fastjson
+
+    try:
+        with open(os.path.join(home(), SPOOL), "rb") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            item = fastjson.loads(line)
+        except ValueError:
+            continue
+        if item.get("k") == "learn" and item["r"].get("session") == session:
+            out.append(item["r"])
+    return out
+
+
+def drain(db, base: str | None = None) -> int:
+    """Move spooled rows into the ledger through `db`, in the order they were written."""
+    from vyre.hooks import fastjson
+
+    base = base or home()
+    path = os.path.join(base, SPOOL)
+    if not os.path.exists(path):
+        return 0
+    taking = f"{path}.{os.getpid()}"
+    try:
+        os.rename(path, taking)  # later hooks start a new spool while this one drains
+    except OSError:
+        return 0
+    learn_rows, tool_rows = [], []
+    with open(taking, "rb") as f:
+        for line in f.read().splitlines():
+            try:
+                item = fastjson.loads(line)
+            except ValueError:
+                continue  # a torn last line: skipped, never the rest
+            (learn_rows if item.get("k") == "learn" else tool_rows).append(item.get("r") or {})
+    write_rows("", learn_rows, db=db)
+    for row in tool_rows:
+        cols = [c for c in row if c.isidentifier()]
+        db.execute(
+            f"INSERT INTO tool_events ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            [row[c] for c in cols],
+        )
+    os.unlink(taking)
+    return len(learn_rows) + len(tool_rows)
 
 
 COLUMNS = (
@@ -238,7 +351,7 @@ COLUMNS = (
 
 def write_rows(path: str, rows: list[dict], db=None) -> None:
     """Insert learn_commands rows (with the turn they belong to) and count broken lessons."""
-    import sqlite3
+    import _sqlite3 as sqlite3  # the C module: `sqlite3` would load datetime on the hook path
 
     own = db is None
     if own:
@@ -246,6 +359,7 @@ def write_rows(path: str, rows: list[dict], db=None) -> None:
             return
         try:
             db = sqlite3.connect(path, timeout=_BUSY_MS / 1000)
+            db.execute("PRAGMA synchronous = NORMAL")  # WAL: no fsync per hook's commit
         except sqlite3.Error:
             return
     try:

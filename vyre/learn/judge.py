@@ -14,6 +14,7 @@ import os
 
 from vyre.learn import checks, guards
 from vyre.learn.checks import Call
+from vyre.learn.paths import READ_ONLY_TOOLS, SHELL_TOOLS
 
 SNAPSHOT = "lessons.json"
 SNAPSHOT_HASH = "lessons_snapshot_hash"
@@ -26,7 +27,17 @@ UNATTENDED_MODES = ("bypassPermissions", "dontAsk")
 class Lesson:
     """An active lesson as the hook needs it."""
 
-    __slots__ = ("agent", "check", "enforced", "folders", "id", "level", "scope", "sentence")
+    __slots__ = (
+        "agent",
+        "check",
+        "enforced",
+        "folders",
+        "id",
+        "level",
+        "programs",
+        "scope",
+        "sentence",
+    )
 
     def __init__(self, row: dict):
         self.id = int(row["id"])
@@ -37,6 +48,34 @@ class Lesson:
         self.sentence = str(row.get("sentence") or "")
         self.enforced = str(row.get("enforced") or "")
         self.agent = row.get("agent")
+        check = self.check
+        if check.get("kind") == "after":
+            self.programs = checks.pattern_programs(check.get("before"))
+        elif check.get("kind") == "tool" and not check.get("tool"):
+            self.programs = checks.pattern_programs(check.get("command"))
+        else:
+            self.programs = None
+
+    def may_apply(self, call: Call) -> bool:
+        """A cheap test before judging: skip lessons this call cannot break."""
+        kind = self.check.get("kind")
+        if kind == "tool":
+            if self.check.get("tool"):
+                return True
+            return call.tool in SHELL_TOOLS and (
+                self.programs is None or bool(self.programs & call.programs)
+            )
+        if kind == "after":
+            return (
+                bool(self.check.get("before"))
+                and call.tool in SHELL_TOOLS
+                and (self.programs is None or bool(self.programs & call.programs))
+            )
+        if kind == "phrase":
+            return call.new_text() is not None
+        if kind == "path":
+            return call.tool not in READ_ONLY_TOOLS and bool(call.touches)
+        return True
 
     def in_scope(self, cwd: str, env: dict[str, str]) -> bool:
         if self.scope == "all":
@@ -75,12 +114,55 @@ class Verdict:
         return {"hookSpecificOutput": out}
 
 
-def load(home: str) -> list[Lesson]:
+class LessonSet(list):
+    """Active lessons with an index by what they can apply to, so one call is judged against
+    the few lessons it could break, not all of them (200 lessons: a fraction of a ms)."""
+
+    def candidates(self, call: Call) -> list[Lesson]:
+        buckets = self.__dict__.get("_buckets") or self._index()
+        found: dict[int, Lesson] = {}
+        for lesson in buckets["tool"].get(call.tool, ()):
+            found[id(lesson)] = lesson
+        if call.tool in SHELL_TOOLS:
+            for prog in call.programs:
+                for lesson in buckets["program"].get(prog, ()):
+                    found[id(lesson)] = lesson
+            for lesson in buckets["any"]:
+                found[id(lesson)] = lesson
+        if buckets["phrase"] and call.new_text() is not None:
+            for lesson in buckets["phrase"]:
+                found[id(lesson)] = lesson
+        if buckets["path"] and call.tool not in READ_ONLY_TOOLS and call.touches:
+            for lesson in buckets["path"]:
+                found[id(lesson)] = lesson
+        order = buckets["order"]
+        return sorted(found.values(), key=lambda x: order[id(x)])
+
+    def _index(self) -> dict:
+        buckets: dict = {"tool": {}, "program": {}, "any": [], "phrase": [], "path": []}
+        buckets["order"] = {id(x): n for n, x in enumerate(self)}
+        for lesson in self:
+            kind = lesson.check.get("kind")
+            if kind == "tool" and lesson.check.get("tool"):
+                for name in checks.TOOL_ALIASES.get(lesson.check["tool"], (lesson.check["tool"],)):
+                    buckets["tool"].setdefault(name, []).append(lesson)
+            elif kind == "tool" or (kind == "after" and lesson.check.get("before")):
+                if lesson.programs is None:
+                    buckets["any"].append(lesson)
+                for prog in lesson.programs or ():
+                    buckets["program"].setdefault(prog, []).append(lesson)
+            elif kind in ("phrase", "path"):
+                buckets[kind].append(lesson)
+        self.__dict__["_buckets"] = buckets
+        return buckets
+
+
+def load(home: str) -> LessonSet:
     """Active lessons: the snapshot, else the ledger read-only, else none (a fresh home)."""
     rows = _snapshot(os.path.join(home, SNAPSHOT))
     if rows is None:
         rows = ledger_rows(os.path.join(home, LEDGER))
-    return [Lesson(r) for r in rows]
+    return LessonSet(Lesson(r) for r in rows)
 
 
 def _snapshot(path: str) -> list[dict] | None:
@@ -101,7 +183,7 @@ def ledger_rows(path: str) -> list[dict]:
     """The active lessons straight from the ledger, opened read-only."""
     if not os.path.exists(path):
         return []
-    import sqlite3
+    import _sqlite3 as sqlite3  # the C module: `sqlite3` would load datetime on the hook path
 
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
     try:
@@ -178,8 +260,9 @@ def decide(call: Call, lessons: list[Lesson], *, mode: str = "", history=None) -
         )
         return Verdict(decision, text, guard=True)
     fired: list[tuple[int, Lesson]] = []
-    for lesson in lessons:
-        if not lesson.in_scope(call.cwd, call.env):
+    pool = lessons.candidates(call) if isinstance(lessons, LessonSet) else lessons
+    for lesson in pool:
+        if not lesson.may_apply(call) or not lesson.in_scope(call.cwd, call.env):
             continue
         try:
             hit = _violates(lesson, call, history)

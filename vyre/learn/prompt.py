@@ -20,6 +20,9 @@ def here(prompt: str, cwd: str, session: str) -> str:
     path = os.path.join(home(), judge.LEDGER)
     if not os.path.exists(path):
         return ""
+    from vyre.learn.hook import _drain_here
+
+    _drain_here()  # what the tool hooks spooled comes first, in order
     words = {w.strip(".,!?;:\"'`()").lower() for w in prompt.split()[:60]}
     if not words & CUES and not _waiting(path, session):
         _count(path, session, cwd)
@@ -37,7 +40,7 @@ def here(prompt: str, cwd: str, session: str) -> str:
 
 
 def _waiting(path: str, session: str) -> bool:
-    import sqlite3
+    import _sqlite3 as sqlite3  # the C module: `sqlite3` would load datetime on the hook path
 
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
     try:
@@ -58,7 +61,7 @@ def _waiting(path: str, session: str) -> bool:
 
 def _count(path: str, session: str, cwd: str) -> None:
     """Count the turn (learn_days) and mark it in the session's rows, as on_prompt does."""
-    import sqlite3
+    import _sqlite3 as sqlite3  # the C module: `sqlite3` would load datetime on the hook path
 
     from vyre.learn.hook import now_text
 

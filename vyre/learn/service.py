@@ -440,6 +440,7 @@ class Learn:
         the prompt says. Returns what Claude should be told (may be empty)."""
         when = now or config.now()
         told = []
+        self.drain()
         self._count_turn(session, cwd, when)
         self.observe(session, cwd, when)
         pending = self._told(session)
@@ -511,6 +512,12 @@ class Learn:
         return [r[0] for r in rows]
 
     # -- signals ---------------------------------------------------------------------------
+
+    def drain(self) -> int:
+        """Rows the hooks spooled while no daemon ran, into the ledger, in order."""
+        from vyre.learn.hook import drain
+
+        return drain(self.db, str(self.home))  # its own commits: rows land as they are read
 
     def signal(
         self,
@@ -725,6 +732,7 @@ class Learn:
 
     def stats(self, *, now: datetime | None = None) -> list[tuple[Lesson, Effect]]:
         when = now or config.now()
+        self.drain()
         self.review(now=when)
         return [
             (lesson, self.effect(lesson, now=when))

@@ -184,7 +184,11 @@ def tokenize(text: str, env: dict[str, str]) -> list[_Tok]:
         j = i
         while j < n and text[j].isdigit():
             j += 1
-        op = next((r for r in _REDIRECTS if text.startswith(r, j)), None)
+        op = (
+            next((r for r in _REDIRECTS if text.startswith(r, j)), None)
+            if j < n and text[j] in "<>&"
+            else None
+        )
         if op and j > i and op[0] not in "<>":
             op = None
         if op and (j == i or text[j] in "<>"):
@@ -206,7 +210,9 @@ def tokenize(text: str, env: dict[str, str]) -> list[_Tok]:
                 toks.append(_Tok("word", delim, Word(delim, quoted=quoted)))
                 heredocs.append((tok, delim, op == "<<-", not quoted))
             continue
-        op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
+        op = (
+            next((o for o in _OPERATORS if text.startswith(o, i)), None) if c in "&|;()\n" else None
+        )
         if op:
             toks.append(_Tok("op", op))
             i += len(op)
