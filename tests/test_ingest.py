@@ -106,12 +106,23 @@ def clean_run(root: Path, home: Path) -> dict:
 
 
 def search(memory: Memory, word: str) -> set[tuple]:
-    """(session, seq) of every turn the index finds for word; a rowid with no turn shows up."""
+    """(session, seq) of every turn the indexes find for word; a rowid with no turn shows up.
+    Both indexes (turns_fts, recall's) must find the same turns."""
     db = memory.ledger.db
-    found = set()
+    found, recalled = set(), set()
     for (rowid,) in db.execute("SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?", (word,)):
         row = db.execute("SELECT session, seq FROM turns WHERE id = ?", (rowid,)).fetchone()
         found.add(row if row else ("<no turn>", rowid))
+    for (rowid,) in db.execute(
+        "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ?", (f'text:"{word}"',)
+    ):
+        row = db.execute(
+            "SELECT t.session, t.seq FROM recall_docs d JOIN turns t ON t.id = d.turn "
+            "WHERE d.id = ?",
+            (rowid,),
+        ).fetchone()
+        recalled.add(row if row else ("<no turn>", rowid))
+    assert recalled == found
     return found
 
 

@@ -15,9 +15,11 @@ from pathlib import Path
 
 from vyre import config
 from vyre.ask import fixes, readers
+from vyre.ask import recall as recall_search
 from vyre.ask.answer import ask as ask_memory
 from vyre.ask.reply import AskReply
 from vyre.ask.suggest import suggestions
+from vyre.errors import OwnerOnly
 from vyre.extract import RULES_VERSION, extract_draft
 from vyre.graph import GraphStore, analysis, engine_name
 from vyre.learn.service import Learn
@@ -25,7 +27,7 @@ from vyre.ledger import Ledger
 from vyre.memory import Reader
 from vyre.memory import corrections as corrections_store
 from vyre.memory.editing import Editor
-from vyre.models import Correction, EntityPage, Fact, Thread
+from vyre.models import Correction, EntityPage, Fact, Passage, Thread
 from vyre.rooms import MAIN, DeriveReport, derive, room_for_cwd
 from vyre.rooms import projects as project_ops
 from vyre.transcripts import IngestReport, ingest, reextract
@@ -234,6 +236,38 @@ class Memory:
         """Changes whenever what a room shows changes (its rows, or a pin or mute)."""
         digest = self.store.digests().get(self.check_room(room), "")
         return f"{digest}:{self._controls()[0]}"
+
+    def recall(
+        self,
+        query: str,
+        *,
+        cwd: str | None = None,
+        project: str | None = None,
+        session: str | None = None,
+        everywhere: bool = False,
+        limit: int = 10,
+        caller: str = "local",
+        now: datetime | None = None,
+    ) -> list[Passage]:
+        """The turns that best answer `query`, best first, from one room: `project`'s, or the
+        room of `cwd` (and `session`, for its picks). `everywhere` reads every room, for the
+        owner's own surfaces only: never a hook's, a model's or an agent's caller."""
+        if everywhere:
+            if caller not in corrections_store.OWNER_CALLERS:
+                raise OwnerOnly(
+                    f"refused: only your own surfaces search every room (caller {caller!r})"
+                )
+            room = MAIN
+        elif project:
+            room = self.check_room(project)
+            if room == MAIN:
+                raise OwnerOnly("refused: name a project, or ask for every room explicitly")
+        else:
+            room = self.room_for(cwd, session)
+        scope = recall_search.scope_for(room, self.projects())
+        return recall_search.search(
+            self.ledger, query, scope, limit=max(1, min(int(limit), 100)), now=now or config.now()
+        )
 
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> dict:
         return self.reader.overview(self.check_room(room), now or config.now())

@@ -20,6 +20,19 @@ class Source(Value):
     rule: str = ""
 
 
+class Passage(Value):
+    """A turn recall found for a question: who said it, when, the words, how well it matched.
+    `quote` is a piece of the turn's own text, as written (the whole turn is at `seq`)."""
+
+    session: str
+    seq: int
+    role: str  # user | assistant
+    by: str  # person | agent
+    quote: str
+    ts: datetime | None
+    score: float
+
+
 class Fact(Value):
     """A belief as the read API shows it, with its freshness computed at read time."""
 

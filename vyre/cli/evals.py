@@ -246,3 +246,99 @@ def _print_learn(result: dict, held: dict | None, targets: dict) -> None:
         click.echo(f"  miss guard: {ident}")
     for ident in misses["lookalikes"]:
         click.echo(f"  miss look-alike: {ident}")
+
+
+@eval_group.command("recall")
+@click.option(
+    "--locomo",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    default=None,
+    help="The LoCoMo folder (../shared/benchmarks/locomo): recall@5/10 of its evidence turns.",
+)
+@click.option(
+    "--world",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    default=None,
+    help="A world with an `ask` section: the source sessions its answers stand on.",
+)
+@click.option("--ablations", is_flag=True, help="Also score each ranking step turned off.")
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.option("--check", is_flag=True, help="Exit 1 when the LoCoMo gate fails.")
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, exists=True),
+    default=None,
+    help="The committed ratchet (eval/recall_baseline.json) --check holds LoCoMo to.",
+)
+@domain_errors
+def recall_eval(
+    locomo: Path | None,
+    world: Path | None,
+    ablations: bool,
+    as_json: bool,
+    check: bool,
+    baseline: Path | None,
+) -> None:
+    """Recall without a model: LoCoMo's evidence turns by category, and an ask world's
+    sources, through the same search every surface uses."""
+    from vyre.evaluate import recall as scorer
+
+    if not locomo and not world:
+        raise click.UsageError("give --locomo DIR, --world DIR, or both")
+    out: dict = {}
+    if locomo:
+        out["locomo"] = scorer.locomo(locomo, ablations=ablations)
+    if world:
+        out["world"] = scorer.world(world, ablations=ablations)
+    problems = (
+        scorer.gate(out["locomo"], json.loads(baseline.read_text()) if baseline else None)
+        if locomo
+        else []
+    )
+    if as_json:
+        print_json(out)
+    else:
+        if locomo:
+            _print_locomo(out["locomo"], scorer)
+        if world:
+            _print_world(out["world"], world)
+    if check and problems:
+        for p in problems:
+            click.echo(f"FAIL {p}", err=True)
+        raise SystemExit(1)
+
+
+def _print_locomo(result: dict, scorer) -> None:
+    click.echo("LoCoMo evidence turns (recall@5 / recall@10; BM25 alone in brackets)")
+    for name, cell in result["categories"].items():
+        bm25 = scorer.BM25.get(name)
+        ref = f"  [{bm25['recall@5']:.3f} / {bm25['recall@10']:.3f}]" if bm25 else ""
+        click.echo(
+            f"  {name:<12} n={cell['n']:<5} {cell['recall@5']:.3f} / {cell['recall@10']:.3f}"
+            f"{ref}   hit@10 {cell['hit@10']:.3f}"
+        )
+    t = scorer.TARGET
+    click.echo(f"  target (overall, no model): {t['recall@5']:.2f} / {t['recall@10']:.2f}")
+    lat = result["latency_ms"]
+    click.echo(f"  latency p50 {lat['p50']:.3f} ms  p95 {lat['p95']:.3f} ms (in process)")
+    for name, cats in result.get("ablations", {}).items():
+        o, full = cats["overall"], result["categories"]["overall"]
+        click.echo(
+            f"  {name:<32} {o['recall@5']:.3f} / {o['recall@10']:.3f}  "
+            f"(full {full['recall@5'] - o['recall@5']:+.3f} / "
+            f"{full['recall@10'] - o['recall@10']:+.3f})"
+        )
+
+
+def _print_world(result: dict, world: Path) -> None:
+    click.echo(f"world {world} ({result['n']} answerable ask questions with sources)")
+    click.echo(
+        f"  source session hit@5 {result['hit@5']:.3f}  hit@10 {result['hit@10']:.3f}  "
+        f"answer turn @5 {result['answer@5']:.3f}  @10 {result['answer@10']:.3f}  "
+        f"leakage {result['leakage']}"
+    )
+    for name, r in result.get("ablations", {}).items():
+        click.echo(
+            f"  {name:<32} hit@5 {r['hit@5']:.3f}  answer@5 {r['answer@5']:.3f}  "
+            f"answer@10 {r['answer@10']:.3f}"
+        )

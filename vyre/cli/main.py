@@ -14,6 +14,7 @@ from vyre.cli.ingest import derive_command, ingest
 from vyre.cli.learn import learn
 from vyre.cli.memory import memory, why
 from vyre.cli.project import project
+from vyre.cli.recall import recall
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,6 +31,7 @@ for command in (
     derive_command,
     memory,
     why,
+    recall,
     project,
     demo,
     eval_group,

@@ -11,12 +11,13 @@ from pydantic import BaseModel
 
 from vyre.ask.reply import AskReply
 from vyre.memory.editing import Conflict
-from vyre.models import Correction, Fact
+from vyre.models import Correction, Fact, Passage
 from vyre.rooms import DeriveReport
 from vyre.transcripts import IngestReport
 
 TYPES = {
-    cls.__name__: cls for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport, AskReply)
+    cls.__name__: cls
+    for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport, AskReply, Passage)
 }
 
 

@@ -70,6 +70,7 @@ OPS = {
     "remember": True,
     "correct_answer": True,
     "uncorrect_answer": True,
+    "recall": False,
     "correct": True,
     "uncorrect": True,
     "pin": True,
@@ -77,6 +78,9 @@ OPS = {
     "merge": True,
     "split": True,
 }
+
+# Reads whose answer depends on who asks (recall reads every room for the owner only).
+KNOWS_CALLER = {"recall"}
 
 
 def peer_uid(conn: socket.socket) -> int:
@@ -288,8 +292,8 @@ class Daemon:
             return self._quick(lambda: self.memory.learn.on_prompt(**args), "")
         if op not in OPS:
             raise ValueError(f"unknown operation {op!r}")
-        if OPS[op]:
-            args["caller"] = caller  # a write is the caller's own, never what args claim
+        if OPS[op] or op in KNOWS_CALLER:
+            args["caller"] = caller  # the caller's own name, never what args claim
         elif "caller" in args:
             args.pop("caller")
         if op == "ingest" and args.get("root") is None:

@@ -288,6 +288,53 @@ CREATE TABLE deck_passkeys (
 );
 """
 
+M007_RECALL = """
+-- Recall's search index (vyre/ledger/search.py): FTS5 with a stemming tokenizer over what the
+-- person and the assistant said in main sessions. (turns_fts stays while `memory ask` reads it.)
+
+-- One row per session with searched turns: its number (the high bits of its documents'
+-- rowids), the scope tokens its documents carry, how many it has, whether they must be
+-- written again (a turn of it was deleted or changed), and when it last changed (the index
+-- mark then), so readers refresh what they keep of it.
+CREATE TABLE recall_sessions (
+  no INTEGER PRIMARY KEY,
+  session TEXT NOT NULL UNIQUE,
+  scope TEXT NOT NULL,
+  places INTEGER NOT NULL DEFAULT 0,
+  dirty INTEGER NOT NULL DEFAULT 0,
+  changed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX recall_sessions_changed ON recall_sessions (changed);
+-- Which turn each document is, and its length in words (for BM25's length norm).
+CREATE TABLE recall_docs (
+  id INTEGER PRIMARY KEY,
+  turn INTEGER NOT NULL UNIQUE,
+  words INTEGER NOT NULL
+);
+-- detail=column: no word positions (recall never asks for phrases), a smaller index.
+CREATE VIRTUAL TABLE recall_fts USING fts5 (
+  text, scope, content='', detail=column, tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER recall_turn_gone AFTER DELETE ON turns
+WHEN old.by IN ('person', 'agent') AND old.kind = 'text' AND old.sidechain = 0 BEGIN
+  INSERT INTO recall_fts (recall_fts, rowid, text, scope)
+    SELECT 'delete', d.id, old.text, s.scope FROM recall_docs d
+    JOIN recall_sessions s ON s.no = d.id >> 22 WHERE d.turn = old.id;
+  UPDATE recall_sessions SET dirty = 1
+    WHERE no = (SELECT id >> 22 FROM recall_docs WHERE turn = old.id);
+  DELETE FROM recall_docs WHERE turn = old.id;
+END;
+CREATE TRIGGER recall_turn_changed AFTER UPDATE OF text, by, kind, sidechain ON turns
+WHEN old.by IN ('person', 'agent') AND old.kind = 'text' AND old.sidechain = 0 BEGIN
+  INSERT INTO recall_fts (recall_fts, rowid, text, scope)
+    SELECT 'delete', d.id, old.text, s.scope FROM recall_docs d
+    JOIN recall_sessions s ON s.no = d.id >> 22 WHERE d.turn = old.id;
+  UPDATE recall_sessions SET dirty = 1
+    WHERE no = (SELECT id >> 22 FROM recall_docs WHERE turn = old.id);
+  DELETE FROM recall_docs WHERE turn = old.id;
+END;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -295,4 +342,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m008_ask", M008_ASK),
     ("m009_learn", M009_LEARN),
     ("m010_deck_passkeys", M010_DECK_PASSKEYS),
+    ("m007_recall", M007_RECALL),
 ]

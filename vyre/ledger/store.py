@@ -13,9 +13,10 @@ from datetime import datetime
 from pathlib import Path
 
 from vyre.errors import LedgerBusy, LedgerError
+from vyre.ledger import search
 from vyre.ledger.migrations import MIGRATIONS
 
-# Which turns search covers: what was said, by the person or the assistant.
+# Which turns turns_fts covers: what was said, by the person or the assistant.
 SEARCHED = "by IN ('person', 'agent') AND kind = 'text'"
 
 
@@ -83,13 +84,27 @@ class Ledger:
 
     @staticmethod
     def index_turns(db: sqlite3.Connection, *, after: int) -> None:
-        """Add turns stored after row `after` to the search index, in one statement (a
-        trigger per row costs twice as much on a large ingest)."""
+        """Add turns stored after row `after` to the search indexes, in bulk (a trigger per
+        row costs twice as much on a large ingest): turns_fts (words as written, which
+        `memory ask` reads) and recall's (vyre/ledger/search.py, which keeps its own mark)."""
         db.execute(
             "INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns "
             f"WHERE id > ? AND {SEARCHED}",
             (after,),
         )
+        search.index_new(db)
+
+    def catch_up_search(self) -> bool:
+        """Index what is not indexed yet (a ledger from before the index, turns stored by a
+        process that did not index). False when another process holds the write lock."""
+        if not search.behind(self.db):
+            return True
+        try:
+            with self.transaction() as db:
+                search.index_new(db)
+        except LedgerBusy:
+            return False
+        return True
 
     # -- meta ---------------------------------------------------------------------------
 
