@@ -172,14 +172,24 @@ def test_correct_and_undo_by_keyboard_alone(page, served):
 
 
 def test_find_by_keyboard(page, served):
-    deck, _ = served
+    deck, memory = served
     page.goto(deck.base + "/find?scope=harlow")
     box = page.get_by_role("searchbox")
     box.focus()
-    page.keyboard.type("intranet launch")
+    page.keyboard.type("intranet launch checklist")
     page.keyboard.press("Enter")
-    page.locator("#hits li").first.wait_for()
-    assert page.locator("#hits li").count() >= 1
+    hits = page.locator("#hits li a")
+    hits.first.wait_for()
+    sessions = {
+        s.session for s in (h for h in memory.recall("intranet launch checklist", project="harlow"))
+    }
+    for link in hits.all():  # every hit is a turn of this room, linked to its seq
+        session = link.get_attribute("href").split("/turn/")[1].split("?")[0]
+        assert session in sessions
+    hits.first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/turn/**")
+    assert page.locator("li[aria-current='true']").count() == 1
     assert page.errors == []
 
 

@@ -33,6 +33,7 @@ from vyre.rooms import MAIN
 
 CALLER = "deck"
 LESSON_TABS = ("proposed", "active", "dormant", "retired")
+WHO = {"person": "you", "agent": "the assistant", "tool": "tool output", "program": "a program"}
 PAGE_SIZE = 40  # entities per Memory page: a heavy user's room never loads at once
 PICTURE_MOST = 200  # a room picture is drawn for rooms of up to this many entities
 TURN_WINDOW = 25  # turns either side of the one a link points at
@@ -216,22 +217,18 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         q = request.query_params.get("q", "").strip()
 
         def read(m):
-            if not hasattr(m, "recall"):
-                return None
-            hits = m.recall(q, room=m.check_room(scope), limit=20) if q else []
-            names = m.session_names(sorted({h.session for h in hits}))
-            return hits, names
+            if not q:
+                return [], {}
+            if scope == MAIN:  # Everything: the owner's own view of every room
+                hits = m.recall(q, everywhere=True, caller=CALLER, limit=20)
+            else:
+                hits = m.recall(q, project=scope, caller=CALLER, limit=20)
+            return hits, m.session_names(sorted({h.session for h in hits}))
 
-        got = backend(read)
-        if got is None:
-            return JSONResponse(
-                {
-                    "unavailable": "Search over your sessions (recall) is not on "
-                    "main yet: it comes with `memory ask` (issue 10).",
-                    "hits": [],
-                }
-            )
-        hits, names = got
+        try:
+            hits, names = backend(read)
+        except VyreError as exc:
+            return JSONResponse({"error": exc.line(), "hits": []}, status_code=400)
         now = config.now()
         return JSONResponse(
             {
@@ -240,7 +237,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
                         "name": names.get(h.session, h.session[:8]),
                         "link": _turn_link(h.session, h.seq),
                         "when": ago(h.ts, now),
-                        "by": h.by,
+                        "by": WHO.get(h.by, h.by),
                         "quote": h.quote,
                     }
                     for h in hits

@@ -176,7 +176,7 @@ async function searchHits(q, scope) {
     { credentials: "same-origin" });
   const data = await r.json();
   list.replaceChildren();
-  if (data.unavailable) { list.append(el("li", { class: "meta", text: data.unavailable })); return; }
+  if (data.error) { list.append(el("li", { class: "meta", text: data.error })); return; }
   if (!data.hits.length) { list.append(el("li", { class: "meta", text: "No turns match." })); return; }
   for (const h of data.hits) {
     const link = el("a", { href: h.link, text: h.name });
