@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -112,6 +113,7 @@ def main() -> int:
         up, up_answers = timed(command, payload, args.runs, env)
     finally:
         process.stop(home)
+        shutil.rmtree(root, ignore_errors=True)
     same = down_answers == up_answers and len(up_answers) == 1
     figures = {
         "lessons": args.lessons,
