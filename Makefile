@@ -1,5 +1,6 @@
 # The two entry points a new machine needs: `make demo` and `make test`.
-# Both create the virtual environment on first use.
+# Both create the virtual environment on first use. `make test` is what CI runs: ruff,
+# mypy (clean on vyre/, settings in pyproject.toml) and pytest.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,6 +17,7 @@ demo: $(BIN)/vyre
 
 test: $(BIN)/vyre browser
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 lint: $(BIN)/vyre

@@ -60,7 +60,7 @@ def main() -> int:
             for n in range(1, 31):
                 memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
             t = time.perf_counter()
-            report, _ = memory.ingest(root)
+            report = memory.ingest(root).report
             print(f"home built: {report.records:,} records in {time.perf_counter() - t:.1f} s")
 
     daemon = Daemon(home, root)

@@ -55,7 +55,7 @@ def main() -> int:
     for i in range(args.runs):
         corpus.append_session(root, project=(i % 30) + 1, seed=1000 + i)
         t = time.perf_counter()
-        _, derived = memory.ingest(root)
+        derived = memory.ingest(root).derived
         times.append(time.perf_counter() - t)
         touched.append(derived.rooms)
     memory.close()

@@ -36,7 +36,7 @@ def one_run(root: Path) -> tuple[float, float, int]:
             for n in range(1, 31):
                 memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
             t0 = time.perf_counter()
-            report, _ = memory.ingest(root)
+            report = memory.ingest(root).report
             total = time.perf_counter() - t0
             derive_seconds = memory.last_derive_seconds
         finally:

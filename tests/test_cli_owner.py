@@ -11,8 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, WORLD
-from vyre.evaluate.memory import build
+from tests.conftest import ROOT
 
 
 def vyre(*args: str) -> str:
@@ -37,9 +36,8 @@ def vyre(*args: str) -> str:
 
 
 @pytest.fixture
-def demo(vyre_home, monkeypatch):
-    monkeypatch.setenv("VYRE_NOW", "2026-10-01T12:00:00Z")
-    build(WORLD, vyre_home).close()
+def demo(world_home):
+    return world_home
 
 
 def ids(text: str) -> list[int]:

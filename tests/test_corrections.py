@@ -17,7 +17,8 @@ from tests.transcript import session
 from vyre.api import Memory
 from vyre.cli.main import cli
 from vyre.config import parse_time
-from vyre.memory.corrections import CorrectionError, OwnerOnly, events
+from vyre.errors import CorrectionError, OwnerOnly
+from vyre.ledger.corrections import events
 
 NOW = parse_time("2026-10-01T12:00:00Z")
 OWNER = "local"
@@ -61,9 +62,9 @@ def held(memory: Memory, room: str, *, closed=False) -> dict[tuple, object]:
 def test_wrong_drops_a_fact_from_every_vote_and_undo_restores_it_byte_for_byte(world):
     memory, root = world
     before = memory.store.dump()
-    row, _ = memory.correct(
+    row = memory.correct(
         ("Marcus Bell", "works_at", "Harlow Legal"), "wrong", caller=OWNER, now=NOW
-    )
+    ).correction
     assert ("Marcus Bell", "works_at", "Harlow Legal") not in held(memory, "harlow")
     assert ("Marcus Bell", "works_at", "Harlow Legal") not in held(memory, "*")
     # never re-derived, whatever new sessions say
@@ -174,7 +175,7 @@ def test_only_owner_callers_may_change_memory(world, caller):
     ):
         with pytest.raises(OwnerOnly, match="only you can change memory"):
             attempt()
-    row, _ = memory.correct(fact, "wrong", caller=OWNER)
+    row = memory.correct(fact, "wrong", caller=OWNER).correction
     with pytest.raises(OwnerOnly):
         memory.uncorrect(row.id, caller=caller)
     assert memory.corrections()[-1].undone is None
@@ -281,10 +282,10 @@ def test_conflict_then_split_by_room_makes_two_people_and_undo_brings_it_back(wo
     memory, _ = world
     (conflict,) = memory.conflicts(now=NOW)
     assert conflict.question == "Same Dana Reyes?"
-    assert {s["object"] for s in conflict.sides} == {"Harlow Legal", "Bramble Dental"}
+    assert {s.object for s in conflict.sides} == {"Harlow Legal", "Bramble Dental"}
     assert 'vyre memory split "Dana Reyes" --room bramble' in " ".join(conflict.commands)
     before = memory.store.dump()
-    row, _ = memory.split("Dana Reyes", room="bramble", caller=OWNER, now=NOW)
+    row = memory.split("Dana Reyes", room="bramble", caller=OWNER, now=NOW).correction
     assert memory.conflicts(now=NOW) == []
     main = [f for f in memory.facts("*", now=NOW) if f.subject == "Dana Reyes"]
     assert len({f.id for f in main if f.rel == "is"}) == 2
@@ -334,11 +335,11 @@ def test_merge_joins_two_names_and_suggest_merges_finds_them_first(tmp_path):
     )
     memory.ingest(root)
     (candidate,) = memory.suggest_merges()
-    assert {candidate["keep"], candidate["other"]} == {"Jon Marsh", "Jonn Marsh"}
-    assert candidate["shared"] == ["Wrenfield Books"]
+    assert {candidate.keep, candidate.other} == {"Jon Marsh", "Jonn Marsh"}
+    assert candidate.shared == ("Wrenfield Books",)
     people = {f.subject for f in memory.facts("unfiled", now=NOW) if f.object == "person"}
     assert people == {"Jon Marsh", "Jonn Marsh"}  # a suggestion changes nothing
-    row, _ = memory.merge("Jon Marsh", "Jonn Marsh", caller=OWNER)
+    row = memory.merge("Jon Marsh", "Jonn Marsh", caller=OWNER).correction
     people = {f.subject for f in memory.facts("unfiled", now=NOW) if f.object == "person"}
     assert len(people) == 1
     memory.uncorrect(row.id, caller=OWNER)
@@ -379,11 +380,11 @@ def test_any_sequence_of_decisions_then_undo_of_all_restores_the_graph(world, op
     for kind, a, b, value in ops:
         try:
             if kind == "correct":
-                row, _ = memory.correct(a, b, value=value, caller=OWNER, now=NOW)
+                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
             elif kind == "merge":
-                row, _ = memory.merge(a, b, caller=OWNER, now=NOW)
+                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
             else:
-                row, _ = memory.split(a, room=b, caller=OWNER, now=NOW)
+                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
         except CorrectionError:
             continue  # an earlier decision took the fact away: nothing recorded
         done.append(row.id)

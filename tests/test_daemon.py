@@ -130,10 +130,10 @@ def test_the_cli_uses_the_daemon_when_it_runs(running):
         )
 
 
-def test_new_lines_are_read_within_a_second(running, root):
+def test_new_lines_are_read_by_the_watcher_without_an_ingest(running, root):
+    # how soon is bench/daemon.py's business (append to visible: p95 < 1 s)
     t = Transcript(root, cwd="/w/keel", session="k2", start="2026-09-20T10:00:00Z")
     t.user("Jonas Eberhardt, the studio director at Keel & Ash Architects, approved it.")
-    started = time.monotonic()
     t.write()
     text = wait_for(
         lambda: call(
@@ -143,7 +143,6 @@ def test_new_lines_are_read_within_a_second(running, root):
             home=running,
         )
     )
-    assert time.monotonic() - started < 1.5
     assert "Jonas Eberhardt works at Keel & Ash Architects" in text
 
 

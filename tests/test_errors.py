@@ -7,10 +7,9 @@ import pytest
 
 from vyre import errors
 from vyre.config import ConfigError
-from vyre.errors import VyreError, by_kind
+from vyre.errors import CorrectionError, OwnerOnly, VyreError, by_kind
 from vyre.graph import GraphBusy, GraphError
 from vyre.ledger import LedgerBusy, LedgerError
-from vyre.memory.corrections import CorrectionError, OwnerOnly
 from vyre.rooms.projects import ProjectError
 from vyre.transcripts import MissingRoot
 

@@ -8,18 +8,16 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, WORLD
+from tests.conftest import ROOT
 from vyre.daemon import process
-from vyre.evaluate.memory import build
 from vyre.hooks.commands import EVENTS, SCRIPT
 
 PAYLOADS = ROOT / "tests" / "payloads"
-NOW = "2026-10-01T12:00:00Z"
 
 
 def hook(event: str, stdin: bytes | str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -38,18 +36,23 @@ def payload(event: str) -> bytes:
 
 
 @pytest.fixture
-def home(vyre_home, monkeypatch):
-    """The eval world's memory in this test's home, read at the world's clock."""
-    monkeypatch.setenv("VYRE_NOW", NOW)
-    build(WORLD, vyre_home).close()
-    return vyre_home
+def home(world_home):
+    """The eval world's memory in this test's home, no daemon, read at the world's clock."""
+    return world_home
 
 
 @pytest.fixture
-def daemon(home):
-    process.start(home)
-    yield home
-    process.stop(home)
+def daemon(world_daemon, monkeypatch):
+    """The module's one daemon over the world; hooks run here reach it."""
+    monkeypatch.setenv("VYRE_HOME", str(world_daemon))
+    return world_daemon
+
+
+def own_session(event: str, session: str) -> bytes:
+    """The recorded payload of `event`, as sent by a session of this test's own."""
+    body = json.loads(payload(event))
+    body["session_id"] = session
+    return json.dumps(body).encode()
 
 
 @pytest.mark.parametrize("stdin", [b"", b"{not json", b"[1, 2]", b"\xff\xfe", b'"text"'])
@@ -70,7 +73,9 @@ def test_unknown_event_and_missing_fields_add_nothing(daemon):
 
 
 def test_prompt_hook_adds_the_rooms_facts_in_claude_codes_format(daemon):
-    run = hook("UserPromptSubmit", payload("UserPromptSubmit"))
+    body = json.loads(payload("UserPromptSubmit"))
+    body["prompt"] = "Draft a note to Priya about the launch date, and cc Dana Reyes"
+    run = hook("UserPromptSubmit", json.dumps(body))
     assert run.returncode == 0 and run.stderr == b""
     answer = json.loads(run.stdout)
     assert set(answer) == {"hookSpecificOutput"}
@@ -82,7 +87,8 @@ def test_prompt_hook_adds_the_rooms_facts_in_claude_codes_format(daemon):
     assert "- Priya Anand works at Keel & Ash Architects (from session" in text
     assert "- site launch is due 2026-10-09" in text
     assert 2 <= len(lines) - 1 <= 5
-    assert "Dana Reyes" not in text  # another client's person
+    # Dana Reyes is named, but she is another client's person: keel-ash never heard of her
+    assert "Dana" not in text and "Harlow" not in text and "Bramble" not in text
 
 
 def test_prompt_hook_outside_every_project_never_sees_a_clients_facts(daemon):
@@ -102,20 +108,20 @@ def test_session_start_brief_fits_600_characters_and_says_memory_can_be_asked(da
     assert text.endswith("call memory_ask and name the session it cites.")
 
 
-def test_with_the_daemon_down_hooks_are_fast_and_empty(home):
+def test_with_the_daemon_down_hooks_add_nothing_and_exit_0(home):
+    # how fast they are is bench/hook.py's business (daemon down: p95 < 30 ms)
     assert process.status(home) is None
     for event in EVENTS:
-        started = time.perf_counter()
         run = hook(event, payload(event))
         assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
-        assert time.perf_counter() - started < 5  # no waiting for a daemon that is not there
 
 
 def test_tool_events_are_recorded_without_content_through_the_daemon(daemon):
+    session = f"tool-events-{uuid.uuid4()}"
     for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"):
-        run = hook(event, payload(event))
+        run = hook(event, own_session(event, session))
         assert (run.returncode, run.stdout) == (0, b"")  # allow by default: no decision
-    rows = events(daemon)
+    rows = events(daemon, session)
     assert [(r[0], r[1], r[3]) for r in rows] == [
         ("PreToolUse", "Bash", None),
         ("PostToolUse", "Edit", 1),
@@ -123,15 +129,15 @@ def test_tool_events_are_recorded_without_content_through_the_daemon(daemon):
         ("Stop", None, None),
         ("SessionEnd", None, None),
     ]
-    assert all(r[4] == "3f2a6c1e-8d1b-4e4f-9a59-2b7f0c1d9e55" for r in rows)
+    assert all(r[4] == session for r in rows)
     dump = "\n".join(str(r) for r in rows)
     for secret in ("push", "secret_key", "priya", "contact", "npm", "failing"):
         assert secret not in dump
     # one command shape, one fingerprint: a push is a push whatever the branch
-    same = json.loads(payload("PreToolUse"))
+    same = json.loads(own_session("PreToolUse", session))
     same["tool_input"]["command"] = "git push origin main"
     hook("PreToolUse", json.dumps(same))
-    assert events(daemon)[-1][2] == rows[0][2]
+    assert events(daemon, session)[-1][2] == rows[0][2]
 
 
 def test_tool_events_are_spooled_when_no_daemon_runs_and_land_before_anything_reads(home):
@@ -162,26 +168,33 @@ def test_vyre_hook_cli_is_the_same_code(daemon):
     assert run.returncode == 0 and run.stdout == fast.stdout
 
 
-def test_the_fast_path_imports_only_the_standard_library(daemon):
+@pytest.mark.parametrize("event", EVENTS)
+def test_the_fast_path_imports_only_the_standard_library(daemon, event):
     code = (
-        "import sys, io; sys.argv = ['x', 'UserPromptSubmit']; "
-        f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload('UserPromptSubmit')!r})); "
-        "from vyre.hooks.run import main; main(sys.argv); "
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'click', 'pydantic', 'ladybug', 'kuzu', 'pyarrow', 'networkx', 'rapidfuzz', 'orjson'}); "
-        "print('HEAVY', heavy, file=sys.stderr)"
+        "import sys, io; before = set(sys.modules); "
+        f"sys.argv = ['x', {event!r}]; "
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload(event)!r})); "
+        "from vyre.hooks.run import main; out = io.StringIO(); sys.stdout = out; "
+        "main(sys.argv); sys.stdout = sys.__stdout__; "
+        "loaded = {m.split('.')[0] for m in set(sys.modules) - before}; "
+        "print(sorted(loaded - sys.stdlib_module_names - {'vyre'})); print(out.getvalue())"
     )
     run = subprocess.run(
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=30
     )
-    assert "HEAVY []" in run.stderr, run.stderr
+    outside, answer = [*run.stdout.splitlines(), "", ""][:2]
+    assert (run.returncode, outside) == (0, "[]"), run.stderr
+    if event == "UserPromptSubmit":  # it did the real work, through the daemon
+        assert "Priya Anand" in answer
 
 
-def events(home: Path) -> list[tuple]:
+def events(home: Path, session: str | None = None) -> list[tuple]:
     db = sqlite3.connect(home / "vyre.db")
     try:
         return db.execute(
-            "SELECT event, tool, shape, ok, session FROM tool_events ORDER BY id"
+            "SELECT event, tool, shape, ok, session FROM tool_events "
+            "WHERE ? IS NULL OR session = ? ORDER BY id",
+            (session, session),
         ).fetchall()
     finally:
         db.close()

@@ -150,7 +150,7 @@ def test_incremental_ingest_adds_only_new_turns_with_seq_as_line_index(root, tmp
     other.user("What is the weather like?").assistant("Sunny.").write()
 
     with Memory() as memory:
-        first, _ = memory.ingest(root)
+        first = memory.ingest(root).report
         assert (first.files, first.read, first.turns) == (2, 2, 6)
         assert sorted(rows(memory, "s1")) == [0, 2, 3, 4]
 
@@ -159,7 +159,7 @@ def test_incremental_ingest_adds_only_new_turns_with_seq_as_line_index(root, tmp
         t.assistant("Done: I asked Marek.")  # line 7
         append_lines(path, t.lines()[5:])
 
-        second, _ = memory.ingest(root)
+        second = memory.ingest(root).report
         assert (second.files, second.read, second.turns) == (2, 1, 2)
         assert second.by == Counter({"person": 1, "agent": 1})
         assert second.sessions == {"s1"}
@@ -178,7 +178,8 @@ def test_incremental_ingest_adds_only_new_turns_with_seq_as_line_index(root, tmp
         mention_rows = mentions(memory)
         assert len(mention_rows) == len(set(mention_rows))
 
-        third, derived = memory.ingest(root)
+        done = memory.ingest(root)
+        third, derived = done.report, done.derived
         assert (third.read, third.turns, third.records) == (0, 0, 0)
         assert third.sessions == set()
         assert derived.rooms == []
@@ -202,13 +203,13 @@ def test_an_unfinished_last_line_is_left_pending_until_completed(root, tmp_path)
     path.write_bytes(lines[0] + b"\n" + lines[1] + b"\n" + lines[2][:40])
 
     with Memory() as memory:
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.pending == 1
         assert report.turns == 2
         assert sorted(rows(memory, "s1")) == [0, 1]
 
         append(path, lines[2][40:] + b"\n")
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.pending == 0
         assert report.turns == 1
         assert rows(memory, "s1")[2] == ("person", "text", "Third line, written in two pieces.")
@@ -230,7 +231,8 @@ def test_an_unchanged_pending_line_is_not_read_again(root):
     with Memory() as memory:
         memory.ingest(root)
         version = memory.ledger.session("s1")["version"]
-        again, derived = memory.ingest(root)
+        done = memory.ingest(root)
+        again, derived = done.report, done.derived
         assert again.pending == 1  # still unfinished
         assert again.turns == 0
         # Nothing changed on disk: no file has new lines, no session changed, nothing derived.
@@ -252,14 +254,14 @@ def test_a_last_line_without_newline_that_parses_is_taken(root, tmp_path):
     path.write_bytes(lines[0] + b"\n" + lines[1])
 
     with Memory() as memory:
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.pending == 0
         assert report.turns == 2
         assert rows(memory, "s1")[1][2].startswith("An answer the writer")
 
         # The writer ends that line and goes on: later lines keep their 0-based line index.
         append(path, b"\n" + lines[2] + b"\n" + lines[3] + b"\n")
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.turns == 2
         s1 = rows(memory, "s1")
         assert sorted(s1) == [0, 1, 2, 3]
@@ -304,7 +306,7 @@ def test_a_file_that_shrank_is_read_again_whole(root, tmp_path):
         new.write()
         assert path.stat().st_size < size
 
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.rewrites == 1
         assert report.turns == 1
         _assert_replaced(memory, [TOMAS])
@@ -339,7 +341,7 @@ def test_a_file_whose_first_bytes_changed_while_growing_is_read_again_whole(root
         new.write()
         assert path.stat().st_size > size
 
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.rewrites == 1
         assert report.turns == 5
         _assert_replaced(memory, texts)
@@ -367,7 +369,7 @@ def _split_message(root: Path) -> Transcript:
 def test_two_text_lines_of_one_message_are_one_turn(root):
     _split_message(root).write()
     with Memory() as memory:
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.turns == 3
         s1 = rows(memory, "s1")
         assert sorted(s1) == [0, 1, 3]
@@ -429,7 +431,7 @@ def test_both_subagent_layouts_are_sessions_of_their_own_with_a_parent(root):
         sub.write(path)
 
     with Memory() as memory:
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.files == 3
         sessions = {s["id"]: s for s in memory.ledger.sessions()}
         assert set(sessions) == {"p1", "agent-a1", "agent-b2"}
@@ -518,7 +520,7 @@ def test_a_bad_line_is_skipped_and_counted_never_fatal(root, case):
         t.user("A good line after the bad one.")
         append_lines(path, [bad, t.lines()[-1]])  # lines 2 (bad) and 3
 
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.skipped == Counter({REASONS[case]: 1})
         assert REASONS[case] in report.summary()
         assert report.turns == 1
@@ -541,7 +543,7 @@ def test_bad_lines_in_a_new_file_do_not_stop_the_good_ones(root):
         t.user("Good line in a file full of trouble.")
         write_lines(t.path, [lines[0], t.lines()[0], lines[1]])
 
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.skipped == Counter({"corrupt JSON": 1, "not a JSON object": 1})
         assert set(before) <= set(all_turns(memory))
         assert rows(memory, "s2") == {1: ("person", "text", "Good line in a file full of trouble.")}
@@ -555,7 +557,7 @@ def test_a_zero_byte_file_is_not_fatal_and_is_read_once_it_has_lines(root):
         before = all_turns(memory)
 
         empty.write_bytes(b"")
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.files == 2
         assert report.read == 0
         assert report.turns == 0
@@ -563,7 +565,7 @@ def test_a_zero_byte_file_is_not_fatal_and_is_read_once_it_has_lines(root):
         assert memory.ledger.session("s0") is None
 
         transcript(root, "s0").user("Now it has a line.").write(empty)
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.turns == 1
         assert rows(memory, "s0") == {0: ("person", "text", "Now it has a line.")}
         assert set(before) <= set(all_turns(memory))
@@ -578,7 +580,7 @@ def test_a_summary_only_file_keeps_its_title(root):
 
         record = {"type": "summary", "summary": "Keel & Ash drawings review", "leafUuid": "s1-2"}
         write_lines(summary, [json.dumps(record).encode()])
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.turns == 0
         assert report.skipped == Counter()
         assert memory.ledger.session("s9")["title"] == "Keel & Ash drawings review"
@@ -603,7 +605,7 @@ def test_a_file_that_vanishes_between_listing_and_reading_is_skipped(root, monke
             return real_open(file)
 
         monkeypatch.setattr(INGEST, "_open_regular", vanishing_open)
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.skipped == Counter({"unreadable file": 1})
         assert report.files == 3
         assert set(before) <= set(all_turns(memory))
@@ -612,7 +614,7 @@ def test_a_file_that_vanishes_between_listing_and_reading_is_skipped(root, monke
         assert str(gone) not in {row[0] for row in offsets(memory)}
 
         monkeypatch.undo()
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.skipped == Counter()
         assert rows(memory, "s2") == {0: ("person", "text", "I vanish before I am read.")}
 
@@ -668,7 +670,7 @@ def test_a_ledger_locked_by_another_writer_raises_ledger_busy_in_one_line(root):
             assert str(exc) and "\n" not in str(exc)
         assert all_turns(memory) == before
 
-        report, _ = memory.ingest(root)  # the lock is gone: the waiting line is read
+        report = memory.ingest(root).report  # the lock is gone: the waiting line is read
         assert report.turns == 1
         assert rows(memory, "s1")[2] == ("person", "text", "Written while the ledger is locked.")
 
@@ -739,7 +741,7 @@ def test_search_after_a_rewrite_has_only_the_new_words(root):
         new = transcript(root)
         new.user("Walrus.")
         new.write()
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.rewrites == 1
         assert search(memory, "zebrafish") == set()
         assert search(memory, "marmalade") == set()
@@ -798,7 +800,7 @@ def test_a_crash_mid_batch_rolls_the_batch_back_and_loses_nothing(root, tmp_path
         assert search(memory, "Halden") == set()
 
         monkeypatch.undo()
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.turns == 4
         recovered = snapshot(memory)
         assert search(memory, "Halden") == {("a", 2), ("c", 0)}

@@ -13,11 +13,9 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import WORLD
 from vyre import config
 from vyre.api import Memory
 from vyre.daemon import process
-from vyre.evaluate.memory import build
 from vyre.hooks.commands import mcp_command
 
 NOW = "2026-10-01T12:00:00Z"  # the world's now
@@ -34,10 +32,8 @@ TOOLS = {
 
 
 @pytest.fixture
-def home(vyre_home, monkeypatch):
-    monkeypatch.setenv("VYRE_NOW", NOW)
-    build(WORLD, vyre_home).close()
-    return vyre_home
+def home(world_home):
+    return world_home
 
 
 def serve(home, cwd, body, project_dir: str | None = None):
@@ -175,7 +171,7 @@ def test_a_folder_outside_every_project_reads_unfiled_only(home, tmp_path):
     with Memory(home) as memory:
         unfiled = memory.facts("unfiled")
         # people, orgs and things that projects know and unfiled sessions never named
-        projects = {f.subject for p in memory.projects() for f in memory.facts(p["slug"])}
+        projects = {f.subject for p in memory.projects() for f in memory.facts(p.slug)}
         projects -= {f.subject for f in unfiled}
     assert projects
 

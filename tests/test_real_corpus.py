@@ -16,7 +16,8 @@ def corpus():
 
 def test_every_real_file_ingests_and_turns_are_classified(vyre_home):
     with Memory() as memory:
-        report, derived = memory.ingest(CORPUS)
+        done = memory.ingest(CORPUS)
+        report, derived = done.report, done.derived
         counts = memory.ledger.turn_counts()
     assert report.files == len(transcript_files(CORPUS)) == 36
     assert report.read == 33  # the three 0-byte files have nothing to read
@@ -31,6 +32,7 @@ def test_every_real_file_ingests_and_turns_are_classified(vyre_home):
 def test_a_second_ingest_reads_nothing_new(vyre_home):
     with Memory() as memory:
         memory.ingest(CORPUS)
-        again, derived = memory.ingest(CORPUS)
+        done = memory.ingest(CORPUS)
+        again, derived = done.report, done.derived
     assert again.turns == 0 and again.read == 0
     assert derived.rooms == []

@@ -18,7 +18,7 @@ from vyre.cli.main import cli
 from vyre.errors import OwnerOnly
 from vyre.ledger import Ledger
 from vyre.ledger import search as index
-from vyre.rooms import session_rooms
+from vyre.rooms.membership import session_rooms
 
 NOW = datetime(2026, 11, 20, 9, 0)
 

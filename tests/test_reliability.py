@@ -227,7 +227,8 @@ def test_a_record_without_a_time_that_repeats_a_dated_fact_derives(tmp_path, vyr
     del t.records[-1]["timestamp"]
     t.write()
     with Memory() as memory:
-        report, derived = memory.ingest(root)
+        done = memory.ingest(root)
+        report, derived = done.report, done.derived
         assert report.turns == 2 and derived.facts > 0
         assert any(f.rel == "works_at" for f in memory.facts("*"))
 

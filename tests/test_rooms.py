@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import WORLD
+from tests.conftest import WORLD, copy_home
 from tests.transcript import session
 from vyre.api import Memory
 from vyre.config import parse_time
 from vyre.evaluate.memory import build
-from vyre.rooms import session_rooms
+from vyre.rooms.membership import session_rooms
 
 NOW = parse_time("2026-10-01T12:00:00Z")
 
@@ -32,23 +32,21 @@ def keys(memory: Memory, room: str, *, closed: bool = False) -> set[tuple[str, s
 
 
 @pytest.fixture(scope="module")
-def world_home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("world")
-    memory = build(WORLD, home)
-    yield memory
-    memory.close()
+def world(world_template, tmp_path_factory):
+    """The bundled world, one copy for the module's read-only tests."""
+    home = copy_home(world_template, tmp_path_factory.mktemp("world") / "vyre")
+    with Memory(home) as memory:
+        yield memory
 
 
 ROOMS = ["keel-ash", "harlow", "bramble", "summit-dental", "summit-roofing", "unfiled"]
 
 
 @pytest.mark.parametrize("room", ROOMS)
-def test_deleting_every_other_rooms_sessions_leaves_a_room_byte_identical(
-    world_home, room, tmp_path
-):
-    before = room_rows(world_home, room)
+def test_deleting_every_other_rooms_sessions_leaves_a_room_byte_identical(world, room, tmp_path):
+    before = room_rows(world, room)
     assert before, f"{room} has rows"
-    membership = session_rooms(world_home.ledger.sessions(), world_home.projects())
+    membership = session_rooms(world.ledger.sessions(), world.ledger.projects())
     keep = {s for s, rooms in membership.items() if room in rooms}
     pruned = tmp_path / "world"
     shutil.copytree(WORLD, pruned, ignore=shutil.ignore_patterns("transcripts"))
@@ -70,9 +68,9 @@ def test_deleting_every_other_rooms_sessions_leaves_a_room_byte_identical(
         alone.close()
 
 
-def test_derive_is_deterministic_and_a_second_pass_changes_nothing(tmp_path):
-    home = tmp_path / "h"
-    memory = build(WORLD, home)
+def test_derive_is_deterministic_and_a_second_pass_changes_nothing(world_home):
+    home = world_home
+    memory = Memory(home)
     first = memory.store.dump()
     assert memory.derive().rooms == []  # nothing changed: nothing re-derived
     memory.close()
@@ -155,7 +153,7 @@ def test_picked_session_is_in_the_project_not_unfiled_and_unpick_moves_it_back(t
 def test_only_the_rooms_a_change_touches_are_derived_again(two_clients, tmp_path):
     memory, root = two_clients
     session(root, "/w/keel", "k2", "2026-09-10T10:00:00Z", "Priya wants bigger photos.")
-    _, derived = memory.ingest(root)
+    derived = memory.ingest(root).derived
     assert derived.rooms == ["keel"]
 
 
@@ -292,11 +290,11 @@ def test_hub_rule_marks_an_org_in_many_rooms_but_never_a_projects_own(tmp_path):
     status = {f.subject: f.status for f in memory.facts("*", now=NOW) if f.rel == "is"}
     assert status["Stripe"] == "hub"
     assert status["Keel & Ash Architects"] == ""  # in three rooms, but a project names it
-    assert "Stripe" not in {f.subject for f in memory.overview("*", now=NOW)["orgs"]}
-    hubs = {h["org"]: h for h in memory.hubs()}  # the offline listing agrees, with reasons
-    assert hubs["Stripe"]["hub"] and hubs["Stripe"]["rooms"] == 3
-    assert not hubs["Keel & Ash Architects"]["hub"]
-    assert hubs["Keel & Ash Architects"]["why"] == "a project names it: never a hub"
+    assert "Stripe" not in {f.subject for f in memory.overview("*", now=NOW).orgs}
+    hubs = {h.org: h for h in memory.hubs()}  # the offline listing agrees, with reasons
+    assert hubs["Stripe"].hub and hubs["Stripe"].rooms == 3
+    assert not hubs["Keel & Ash Architects"].hub
+    assert hubs["Keel & Ash Architects"].why == "a project names it: never a hub"
     memory.close()
 
 

@@ -1,17 +1,25 @@
 """The one library API every surface calls: CLI, hooks, MCP, eval and tests.
 
-`Memory` owns the two stores of one home: the ledger (opened at once) and the graph (opened
-on first use, since only one process may hold it). Methods return values from `vyre.models`
-or plain data; printing is the surfaces' job.
+`Memory` is `vyre.interface.MemoryAPI` over the two stores of one home, opened in this
+process: the ledger (opened at once) and the graph (opened on first use, since only one
+process may hold it). Its methods return models from `vyre.models`; printing is the
+surfaces' job. `vyre.daemon.client.open_memory()` gives the same API through the home's
+daemon when one runs.
+
+Besides the API, a `Memory` exposes the service objects it is made of (`ledger`, `store`,
+`reader`, `editor`) for the daemon, the eval and tests.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vyre import config
 from vyre.ask import fixes, readers
@@ -19,22 +27,48 @@ from vyre.ask import recall as recall_search
 from vyre.ask.answer import ask as ask_memory
 from vyre.ask.reply import AskReply
 from vyre.ask.suggest import suggestions
-from vyre.errors import OwnerOnly
+from vyre.callers import OWNER_CALLERS, require_owner
+from vyre.errors import OwnerOnly, ProjectError
 from vyre.extract import RULES_VERSION, extract_draft
 from vyre.graph import GraphStore, analysis, engine_name
+from vyre.interface import OWNER_ONLY, MemoryAPI
 from vyre.learn.service import Learn
 from vyre.ledger import Ledger
+from vyre.ledger import corrections as corrections_store
 from vyre.memory import Reader
-from vyre.memory import corrections as corrections_store
 from vyre.memory.editing import Editor
-from vyre.models import Correction, EntityPage, Fact, Passage, Thread
-from vyre.rooms import MAIN, DeriveReport, derive, room_for_cwd
+from vyre.models import (
+    Conflict,
+    Correction,
+    CorrectionAction,
+    DeriveReport,
+    Edit,
+    Entity,
+    EntityPage,
+    Fact,
+    FactTarget,
+    FolderSuggestion,
+    Hub,
+    Ingested,
+    MergeCandidate,
+    Overview,
+    Passage,
+    Project,
+    ProjectChange,
+    Relation,
+    Thread,
+)
 from vyre.rooms import projects as project_ops
-from vyre.transcripts import IngestReport, ingest, reextract
+from vyre.rooms.membership import room_for_cwd
+from vyre.rooms.names import MAIN, UNFILED
+from vyre.rooms.pipeline import derive
+from vyre.transcripts import ingest, reextract
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @contextmanager
-def _no_cycle_collection():
+def _no_cycle_collection() -> Iterator[None]:
     """Ingest makes millions of short-lived, acyclic objects (parsed records); the cycle
     collector would walk them again and again for nothing. Reference counting frees them."""
     enabled = gc.isenabled()
@@ -46,8 +80,24 @@ def _no_cycle_collection():
             gc.enable()
 
 
+def _owner_only(method: F) -> F:
+    """Refuse a caller that is not the owner before the method runs (the Protocol's mark)."""
+
+    @functools.wraps(method)
+    def checked(self: Memory, *args: Any, caller: str, **kwargs: Any) -> Any:
+        require_owner(caller)
+        return method(self, *args, caller=caller, **kwargs)
+
+    setattr(checked, OWNER_ONLY, True)
+    return cast(F, checked)
+
+
 class Memory:
-    def __init__(self, home: Path | None = None, *, engine: str | None = None, owner: bool = False):
+    """`MemoryAPI` over the stores of one home, opened in this process (see the module)."""
+
+    def __init__(
+        self, home: Path | None = None, *, engine: str | None = None, owner: bool = False
+    ) -> None:
         """`owner`: this process alone writes the graph (the daemon), so reads skip the
         per-call digest check and the caller invalidates after each derive."""
         self.home = Path(home) if home else config.home()
@@ -57,12 +107,14 @@ class Memory:
         self._store: GraphStore | None = None
         self._reader: Reader | None = None
         self._owner = owner
-        self._controls_key: tuple | None = None
+        self._controls_key: tuple[int, int | None, int] | None = None
         self._controls_rows: list[Correction] = []
         self._learn: Learn | None = None
         self.last_derive_seconds = 0.0
+        self.main_derives = 0  # how many derives included the main graph (the daemon asks)
 
     def close(self) -> None:
+        """Let go of the graph and the ledger."""
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -72,11 +124,12 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
     def store(self) -> GraphStore:
+        """The graph, opened on first use."""
         if self._store is None:
             # One file per engine in the graph folder: the engines cannot read each other's
             # files, and the graph is derived, so a switch simply derives a new one.
@@ -115,11 +168,16 @@ class Memory:
             ]
         return str(key), self._controls_rows
 
-    # -- writes -------------------------------------------------------------------------
+    # -- reading transcripts and deriving -------------------------------------------------
 
     def ingest(
-        self, root: Path | None = None, progress=None, *, paths=None, main: bool = True
-    ) -> tuple[IngestReport, DeriveReport]:
+        self,
+        root: Path | None = None,
+        progress: Callable[[int], object] | None = None,
+        *,
+        paths: Sequence[Path] | None = None,
+        main: bool = True,
+    ) -> Ingested:
         """Read new transcript lines, then re-derive the rooms they touch."""
         self._rules_current()
         with _no_cycle_collection():
@@ -128,15 +186,18 @@ class Memory:
                 Path(root) if root else config.projects_root(),
                 extract_draft,
                 progress=progress,
-                paths=paths,
+                paths=[Path(p) for p in paths] if paths is not None else None,
             )
-            return report, self.derive(main=main)
+            return Ingested(report=report, derived=self.derive(main=main))
 
     def derive(self, *, force: bool = False, main: bool = True) -> DeriveReport:
+        """Derive the rooms whose inputs changed (every room with `force`)."""
         started = time.perf_counter()
         report = derive(self.ledger, self.store, config.settings(), force=force, main=main)
         if self._reader is not None and (report.rooms or report.dropped or main):
             self._reader.invalidate()
+        if main:
+            self.main_derives += 1
         self.last_derive_seconds = time.perf_counter() - started
         return report
 
@@ -150,32 +211,50 @@ class Memory:
 
     # -- projects -------------------------------------------------------------------------
 
-    def projects(self) -> list[dict]:
-        return self.ledger.projects()
+    def projects(self) -> list[Project]:
+        """Every project, by slug."""
+        return [Project.model_validate(p) for p in self.ledger.projects()]
 
-    def project_add(self, slug, name, folders, org=None) -> list[str]:
-        notes = project_ops.add(self.ledger, slug, name, folders, org)
+    def project_add(
+        self,
+        slug: str,
+        name: str | None = None,
+        folders: Sequence[str] = (),
+        org: str | None = None,
+    ) -> ProjectChange:
+        """Create a project, or add folders (and a name or org) to an existing one."""
+        notes = project_ops.add(self.ledger, slug, name or slug, list(folders), org)
         self.learn.folders_changed()
-        return notes
+        return ProjectChange(slug=slug, notes=tuple(notes))
 
-    def project_pick(self, slug: str, session: str) -> None:
+    def project_pick(self, slug: str, session: str) -> ProjectChange:
+        """File a session from elsewhere in this project's room too."""
         project_ops.pick(self.ledger, slug, session)
+        return ProjectChange(slug=slug)
 
-    def project_unpick(self, slug: str, session: str) -> None:
+    def project_unpick(self, slug: str, session: str) -> ProjectChange:
+        """Take a picked session out of this project's room again."""
         project_ops.unpick(self.ledger, slug, session)
+        return ProjectChange(slug=slug)
 
-    def project_remove(self, slug: str) -> None:
+    def project_remove(self, slug: str) -> ProjectChange:
+        """Delete a project: its sessions go back to the rooms their folders are in."""
         project_ops.remove(self.ledger, slug)
         self.learn.folders_changed()
+        return ProjectChange(slug=slug)
 
-    def project_suggest(self, limit: int = 10) -> list[tuple[str, int]]:
-        return project_ops.suggest(self.ledger, limit)
+    def project_suggest(self, limit: int = 10) -> list[FolderSuggestion]:
+        """The working folders with the most sessions that no project holds yet."""
+        return [
+            FolderSuggestion(folder=folder, sessions=n, slug=project_ops.slug_for(folder))
+            for folder, n in project_ops.suggest(self.ledger, limit)
+        ]
 
-    # -- reads ----------------------------------------------------------------------------
+    # -- reading memory -------------------------------------------------------------------
 
     def room_for(self, cwd: str | None, session: str | None = None) -> str:
         """The room a Claude Code session reads: its project (by cwd or pick), else unfiled."""
-        projects = self.projects()
+        projects = self.ledger.projects()
         if session:
             picked = sorted(p["slug"] for p in projects if session in p["picks"])
             home = room_for_cwd(cwd, projects)
@@ -184,17 +263,31 @@ class Memory:
         return room_for_cwd(cwd, projects)
 
     def check_room(self, room: str) -> str:
-        if room in (MAIN, "unfiled") or any(p["slug"] == room for p in self.projects()):
+        """`room` itself when it exists; else ProjectError."""
+        if room in (MAIN, UNFILED) or any(p["slug"] == room for p in self.ledger.projects()):
             return room
-        raise project_ops.ProjectError(f"no project {room!r} (see `vyre project list`)")
+        raise ProjectError(f"no project {room!r} (see `vyre project list`)")
 
-    def facts(self, room: str = MAIN, *, now: datetime | None = None, closed=False) -> list[Fact]:
+    def facts(
+        self, room: str = MAIN, *, now: datetime | None = None, closed: bool = False
+    ) -> list[Fact]:
+        """Every open fact in one room (ended ones too with `closed`), by subject."""
         return self.reader.facts(self.check_room(room), now or config.now(), closed=closed)
 
-    def about(self, name: str, room: str = MAIN, *, now: datetime | None = None):
+    def about(self, name: str, room: str = MAIN, *, now: datetime | None = None) -> list[Entity]:
+        """Each entity `name` points at in the room, with its facts."""
         return self.reader.about(name, self.check_room(room), now or config.now())
 
-    def why(self, name: str, rel=None, obj=None, room: str | None = None, *, now=None):
+    def why(
+        self,
+        name: str,
+        rel: Relation | None = None,
+        obj: str | None = None,
+        room: str | None = None,
+        *,
+        now: datetime | None = None,
+    ) -> list[Fact]:
+        """Facts about `name` with every source, in one room or in all of them."""
         rooms = [self.check_room(room)] if room else self.reader.rooms()
         return self.reader.why(name, rel, obj, rooms, now or config.now())
 
@@ -207,6 +300,7 @@ class Memory:
         limit: int = 5,
         now: datetime | None = None,
     ) -> list[Fact]:
+        """What the prompt hook adds to `prompt` in `cwd`: facts from that room only."""
         room = self.room_for(cwd, session)
         return self.reader.relevant(prompt, room, now or config.now(), limit=limit)
 
@@ -253,7 +347,7 @@ class Memory:
         room of `cwd` (and `session`, for its picks). `everywhere` reads every room, for the
         owner's own surfaces only: never a hook's, a model's or an agent's caller."""
         if everywhere:
-            if caller not in corrections_store.OWNER_CALLERS:
+            if caller not in OWNER_CALLERS:
                 raise OwnerOnly(
                     f"refused: only your own surfaces search every room (caller {caller!r})"
                 )
@@ -264,12 +358,13 @@ class Memory:
                 raise OwnerOnly("refused: name a project, or ask for every room explicitly")
         else:
             room = self.room_for(cwd, session)
-        scope = recall_search.scope_for(room, self.projects())
+        scope = recall_search.scope_for(room, self.ledger.projects())
         return recall_search.search(
             self.ledger, query, scope, limit=max(1, min(int(limit), 100)), now=now or config.now()
         )
 
-    def overview(self, room: str = MAIN, *, now: datetime | None = None) -> dict:
+    def overview(self, room: str = MAIN, *, now: datetime | None = None) -> Overview:
+        """One room in brief: counts, most named people and orgs, deadlines, conflicts."""
         return self.reader.overview(self.check_room(room), now or config.now())
 
     # -- asking memory (vyre/ask) -----------------------------------------------------------
@@ -282,14 +377,14 @@ class Memory:
         project: str | None = None,
         thread: str | None = None,
         id: str | None = None,
-        events=None,
+        events: Callable[[dict], None] | None = None,
         now: datetime | None = None,
     ) -> AskReply:
         """The question answered from the room of `project` (or of the folder `cwd`, or of
         the session `thread`) with its sources, or "Not sure yet." with what memory knows."""
         room = self.check_room(project) if project else self.room_for(cwd, thread)
         if room == MAIN:
-            room = "unfiled"
+            room = UNFILED
         return ask_memory(
             self,
             question,
@@ -300,10 +395,12 @@ class Memory:
             reader=readers.active(),
         )
 
+    @_owner_only
     def remember(self, text: str, *, caller: str, now: datetime | None = None) -> dict:
         """The person tells memory a fact of their life ("my wife is Juno")."""
         return fixes.remember(self.ledger, text, caller=caller, when=now or config.now())
 
+    @_owner_only
     def correct_answer(
         self,
         answer: str,
@@ -318,7 +415,9 @@ class Memory:
             self.ledger, answer, action, object, caller=caller, when=now or config.now()
         )
 
+    @_owner_only
     def uncorrect_answer(self, fix: int, *, caller: str, now: datetime | None = None) -> dict:
+        """Undo a correction of an answer by its number."""
         return fixes.undo(self.ledger, fix, caller=caller, when=now or config.now())
 
     def answer_corrections(self, *, now: datetime | None = None) -> dict:
@@ -328,14 +427,15 @@ class Memory:
     def suggest(self, prefix: str, *, cwd: str | None = None, limit: int = 8) -> list[dict]:
         """Completions for the people and things memory knows ("my wi" -> wife: Juno)."""
         room = self.room_for(cwd)
-        return suggestions(self, prefix, room=("unfiled" if room == MAIN else room), limit=limit)
+        return suggestions(self, prefix, room=(UNFILED if room == MAIN else room), limit=limit)
 
     # -- the user's decisions (owner callers only) -----------------------------------------
 
+    @_owner_only
     def correct(
         self,
-        target,
-        action: str,
+        target: FactTarget,
+        action: CorrectionAction,
         *,
         caller: str,
         value: str | None = None,
@@ -343,7 +443,7 @@ class Memory:
         scope: str = MAIN,
         note: str | None = None,
         now: datetime | None = None,
-    ) -> tuple[Correction, DeriveReport]:
+    ) -> Edit:
         """Record a correction and derive, so it has taken effect when this returns."""
         scope = self.check_room(scope)
         row = self.editor.correct(
@@ -356,37 +456,57 @@ class Memory:
             note=note,
             when=now or config.now(),
         )
-        return row, self.derive()
+        return Edit(correction=row, derived=self.derive())
 
-    def uncorrect(self, cid: int, *, caller: str, now: datetime | None = None):
+    @_owner_only
+    def uncorrect(self, cid: int, *, caller: str, now: datetime | None = None) -> Edit:
+        """Undo any decision (correction, pin, mute, merge, split) by its id."""
         row = corrections_store.undo(self.ledger, cid, caller=caller, when=now or config.now())
-        return row, self.derive()
+        return Edit(correction=row, derived=self.derive())
 
-    def pin(self, target, *, caller: str, now: datetime | None = None) -> Correction:
+    @_owner_only
+    def pin(self, target: FactTarget, *, caller: str, now: datetime | None = None) -> Correction:
+        """Pin a fact: enrichment never drops it when its subject comes up."""
         return self.editor.mark("pin", target, caller=caller, when=now or config.now())
 
-    def mute(self, target, *, caller: str, now: datetime | None = None) -> Correction:
+    @_owner_only
+    def mute(self, target: FactTarget, *, caller: str, now: datetime | None = None) -> Correction:
+        """Mute an entity (by name) or one fact: it never reaches a prompt."""
         return self.editor.mark("mute", target, caller=caller, when=now or config.now())
 
-    def merge(self, keep: str, other: str, *, caller: str, now: datetime | None = None):
+    @_owner_only
+    def merge(self, keep: str, other: str, *, caller: str, now: datetime | None = None) -> Edit:
+        """Two names are one identity."""
         row = self.editor.merge(keep, other, caller=caller, when=now or config.now())
-        return row, self.derive()
+        return Edit(correction=row, derived=self.derive())
 
+    @_owner_only
     def split(
         self, name: str, *, room: str | None = None, caller: str, now: datetime | None = None
-    ):
+    ) -> Edit:
+        """One name is more than one identity: one per room (or just `room`'s, apart)."""
         room = self.check_room(room) if room else None
         row = self.editor.split(name, room, caller=caller, when=now or config.now())
-        return row, self.derive()
+        return Edit(correction=row, derived=self.derive())
 
     def corrections(self, *, undone: bool = True) -> list[Correction]:
+        """Every decision the user made, oldest first."""
         return corrections_store.listing(self.ledger, undone=undone)
 
-    def conflicts(self, *, now: datetime | None = None):
+    def conflicts(self, *, now: datetime | None = None) -> list[Conflict]:
+        """Where rooms (or newer sessions and a correction) disagree, and how to settle it."""
         return self.editor.conflicts(now or config.now())
 
-    def suggest_merges(self) -> list[dict]:
+    def suggest_merges(self) -> list[MergeCandidate]:
+        """Near-identical names that share an address or an org (suggestions only)."""
         return analysis.merge_candidates(self.reader.room(MAIN).rows)
 
-    def hubs(self) -> list[dict]:
+    def hubs(self) -> list[Hub]:
+        """Orgs by how many rooms and sessions name them, and whether the hub rule holds."""
         return analysis.hub_candidates(self.store)
+
+
+if TYPE_CHECKING:
+
+    def _satisfies(memory: Memory) -> MemoryAPI:  # mypy checks Memory against the Protocol
+        return memory

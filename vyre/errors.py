@@ -17,6 +17,7 @@ VyreError                      a known failure: surfaces print its first line, e
 │   └── LearnError             a lesson command that cannot be carried out (no shape fits, ...)
 ├── OwnerOnly                  the caller is not the owner (a hook, MCP, an agent, no TTY)
 │   └── WeakeningRefused       a change that loosens a lesson, asked without presence
+├── HarnessError               a Claude Code settings file or plugin folder Vyre will not change
 ├── DaemonUnavailable          no daemon answers on this home's socket (not running, not in time)
 │   └── Untrusted              the home or socket may not be this user's: nothing is sent
 ├── DaemonError                the daemon answered with an error of a kind this side does not know
@@ -25,8 +26,10 @@ VyreError                      a known failure: surfaces print its first line, e
 ```
 
 What must stay true:
-- Surfaces (CLI, daemon client, MCP, hooks, the Deck) catch `VyreError` and nothing narrower
-  for "print one line"; anything else is a bug and may show a traceback in tests only.
+- Surfaces catch `VyreError` and nothing narrower for "print one line": the CLI exits 1 with
+  it, the MCP server returns it as a tool error, the daemon sends its kind and line, and the
+  hooks add nothing (enrichment fails open). Anything else is a bug and may show a traceback
+  in tests only (the hooks still exit 0).
 - Across the daemon's socket an error travels as its class name (`kind`) and its message;
   `by_kind` turns it back into the same class, and an unknown kind into `DaemonError`.
 - Standard library only, and no imports: the hook's fast path loads this module.
@@ -103,6 +106,10 @@ class WeakeningRefused(OwnerOnly):
     """A change that loosens a lesson: only `vyre learn relax`, in person, may do that."""
 
 
+class HarnessError(VyreError):
+    """A Claude Code settings file or plugin folder Vyre will not change."""
+
+
 class DaemonError(VyreError):
     """The daemon answered with an error (of a kind this side does not know)."""
 
@@ -128,7 +135,7 @@ class AlreadyRunning(DaemonControlError):
     """Another daemon holds this home."""
 
 
-def _tree(cls: type) -> list[type]:
+def _tree(cls: type[VyreError]) -> list[type[VyreError]]:
     out = [cls]
     for sub in cls.__subclasses__():
         out += _tree(sub)
@@ -141,5 +148,5 @@ def by_kind(kind: str, message: str) -> VyreError:
         if cls.__name__ == kind:
             if issubclass(cls, DaemonError):
                 return cls(message, kind)
-            return cls(message)
+            return cls(message)  # every other class takes its message alone
     return DaemonError(message, kind)

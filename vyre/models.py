@@ -1,18 +1,146 @@
-"""Pure values shared across packages. No database code lives here."""
+"""Pure values shared across packages, and everything `vyre.api` returns. No database code
+lives here, and nothing here reads a store or the clock.
+
+What must stay true:
+- Every value a `MemoryAPI` method returns is one of these models (or a list of them), a
+  derive or ingest report, or a plain str/int/bool: the daemon's wire rebuilds them by name
+  (`vyre.daemon.codec`), so the CLI gets the same objects with or without a daemon.
+- The `Literal` types name every value a field can hold; a new relation, kind or status is
+  added here first.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+# The reply of `ask`, defined beside the code that makes it and shared from here.
+from vyre.ask.reply import AskReply as AskReply
+from vyre.ask.reply import AskSource as AskSource
+
+# -- the words memory is written in ------------------------------------------------------------
+
+Relation = Literal[
+    "is",
+    "works_at",
+    "has_title",
+    "client_of",
+    "repo_for",
+    "deadline",
+    "prefers",
+    "decided",
+    "mentioned_in",
+    "has_address",
+    "domain_of",
+]
+EntityKind = Literal["person", "org", "address", "domain", "repo"]
+# What the other end of a fact can be besides an entity: a thing with a deadline, a date, a
+# free value (a title), the memory's owner, an entity's kind (`is`), a session.
+Kind = EntityKind | Literal["thing", "date", "value", "title", "owner", "kind", "session"]
+FactStatus = Literal["", "conflict", "closed", "hub"]
+FactSource = Literal["extracted", "user", "confirmed", "taught"]
+CorrectionKind = Literal["correct", "pin", "mute", "merge", "split"]
+CorrectionAction = Literal["wrong", "ended", "replace", "confirm", "add"]
+
+# A fact as the user names it: its id, or (subject, relation, object) as memory spells them.
+FactTarget = str | tuple[str, str, str]
+
+ACTIONS: tuple[CorrectionAction, ...] = ("wrong", "ended", "replace", "confirm", "add")
+
+# The kinds a relation joins, for facts the user adds that memory never saw.
+RELATION_KINDS: dict[str, tuple[Kind, Kind]] = {
+    "works_at": ("person", "org"),
+    "has_title": ("person", "value"),
+    "client_of": ("org", "owner"),
+    "repo_for": ("repo", "org"),
+    "deadline": ("thing", "date"),
+    "prefers": ("owner", "value"),
+    "decided": ("owner", "value"),
+    "has_address": ("person", "address"),
+    "domain_of": ("domain", "org"),
+}
 
 
 class Value(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+# -- runs ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class IngestReport:
+    """What one ingest read. A dataclass, not a model: ingest counts into it line by line."""
+
+    files: int = 0
+    read: int = 0  # files with new bytes
+    records: int = 0
+    turns: int = 0
+    by: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)  # lines nothing was taken from, by why
+    repaired: Counter[str] = field(default_factory=Counter)  # lines read without one bad value
+    ignored: Counter[str] = field(default_factory=Counter)
+    rewrites: int = 0
+    pending: int = 0  # unfinished last lines left for the next run
+    empty: int = 0  # 0-byte files (nothing to read yet)
+    sessions: set[str] = field(default_factory=set)  # sessions that changed
+
+    def summary(self) -> str:
+        by = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by.items()))
+        line = f"{self.files:,} files ({self.read:,} with new lines), {self.turns:,} new turns"
+        if by:
+            line += f" ({by})"
+        skipped = sum(self.skipped.values())
+        if skipped:
+            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.skipped.items()))
+            line += f"; skipped {skipped:,} lines: {reasons}"
+        else:
+            line += "; skipped 0 lines"
+        repaired = sum(self.repaired.values())
+        if repaired:
+            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.repaired.items()))
+            line += f"; repaired {repaired:,} lines: {reasons}"
+        if self.empty:
+            line += f"; {self.empty} empty files"
+        if self.pending:
+            line += f"; {self.pending} unfinished last lines left for next time"
+        if self.rewrites:
+            line += f"; {self.rewrites} rewritten files read again"
+        return line
+
+
+@dataclass
+class DeriveReport:
+    """What one derive changed."""
+
+    rooms: list[str] = field(default_factory=list)  # rooms re-derived
+    dropped: list[str] = field(default_factory=list)
+    facts: int = 0
+    main_stale: bool = False  # the main graph still waits for its turn
+
+    def summary(self) -> str:
+        if not self.rooms and not self.dropped:
+            return "memory is up to date"
+        return f"derived {len(self.rooms)} room(s), {self.facts:,} facts"
+
+
+class Ingested(Value):
+    """What an ingest read, and what deriving it changed."""
+
+    report: IngestReport
+    derived: DeriveReport
+
+
+# -- facts ---------------------------------------------------------------------------------------
+
+
 class Source(Value):
+    """One turn a fact was said in."""
+
     session: str
     seq: int
     quote: str
@@ -39,43 +167,97 @@ class Fact(Value):
     id: str
     room: str
     subject: str
-    subject_kind: str
-    rel: str
+    subject_kind: Kind
+    rel: Relation
     object: str
-    object_kind: str
+    object_kind: Kind
     confidence: float
     fresh: float
     stale: bool
     seen: datetime | None
     valid_from: datetime | None
     valid_to: datetime | None
-    status: str = ""  # '' | 'conflict' | 'closed'
-    source: str = "extracted"
+    status: FactStatus = ""
+    source: FactSource = "extracted"
     sessions: int = 0
     rules: tuple[str, ...] = ()
     sources: tuple[Source, ...] = ()
+
+
+class Entity(Value):
+    """One person, org, address, domain or repo a name points at, with its facts (`about`)."""
+
+    name: str
+    kind: Kind
+    facts: tuple[Fact, ...]
+
+
+class Overview(Value):
+    """What one room holds, in brief: counts, the most named people and orgs, deadlines."""
+
+    room: str
+    counts: dict[str, int]  # entities by kind
+    facts: int  # open facts that are not identity rows, the same ones `stale` counts
+    people: tuple[Fact, ...]  # their `is` rows, most named first
+    orgs: tuple[Fact, ...]
+    deadlines: tuple[Fact, ...]
+    conflicts: tuple[Fact, ...]
+    stale: int
+    mentions: dict[str, int]  # label -> sessions that name it
+    titles: dict[str, str]  # person label -> title
+
+
+# -- projects ------------------------------------------------------------------------------------
+
+
+class Project(Value):
+    """A room the user made: its folders, optional client org, and sessions picked into it."""
+
+    slug: str
+    name: str
+    org: str | None = None
+    folders: tuple[str, ...] = ()
+    picks: tuple[str, ...] = ()
+
+
+class FolderSuggestion(Value):
+    """A working folder no project holds yet, how many sessions ran there, and a slug for it."""
+
+    folder: str
+    sessions: int
+    slug: str
+
+
+class ProjectChange(Value):
+    """What a project command did, in words the CLI prints as they are."""
+
+    slug: str
+    notes: tuple[str, ...] = ()
+
+
+# -- the user's decisions ------------------------------------------------------------------------
 
 
 class Correction(Value):
     """Something the user said about memory: a ledger row, applied in derive, undoable."""
 
     id: int
-    kind: Literal["correct", "pin", "mute", "merge", "split"]
-    action: str | None = None  # correct: wrong | ended | replace | confirm | add
+    kind: CorrectionKind
+    action: CorrectionAction | None = None  # for kind 'correct'
     scope: str = "*"  # '*' everywhere, or one room
     subject: str  # entity id
     subject_label: str
-    subject_kind: str
-    rel: str | None = None
+    subject_kind: Kind
+    rel: Relation | None = None
     object: str | None = None  # entity id
     object_label: str | None = None
-    object_kind: str | None = None
+    object_kind: Kind | None = None
     value: str | None = None  # replace: the new object's label
     at: datetime | None = None
     note: str | None = None
     created: datetime
     undone: datetime | None = None
-    prior_source: str | None = None
+    prior_source: FactSource | None = None
     prior_rule: str | None = None
     prior_confidence: float | None = None
 
@@ -117,3 +299,49 @@ class EntityPage(Value):
     offset: int
     entities: tuple[EntityFacts, ...]
     deadlines: tuple[Fact, ...] = ()
+
+
+class Edit(Value):
+    """A decision recorded and derived: it has taken effect when this is returned."""
+
+    correction: Correction
+    derived: DeriveReport
+
+
+class ConflictSide(Value):
+    object: str
+    rooms: tuple[str, ...]  # or ("your correction",)
+    seen: datetime | None
+    fact: str  # its id
+
+
+class Conflict(Value):
+    """Two answers to one question in the main graph, and the commands that settle it."""
+
+    subject: str
+    rel: Relation
+    question: str
+    sides: tuple[ConflictSide, ...]
+    commands: tuple[str, ...]
+
+
+class MergeCandidate(Value):
+    """Two near-identical names that share an address or an org (a suggestion only)."""
+
+    keep: str
+    other: str
+    kind: EntityKind
+    similarity: float
+    shared: tuple[str, ...]
+    command: str
+
+
+class Hub(Value):
+    """An org by how many rooms and sessions name it, and whether the hub rule holds."""
+
+    org: str
+    rooms: int
+    sessions: int
+    share: float
+    hub: bool
+    why: str

@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - gone once recall is on main
 from vyre.ask.grounding import ungrounded
 from vyre.ask.question import STOP, Question, content, expansions, parse, stem, words
 from vyre.ask.reply import ABSTAIN, KNOWN_HEAD, AskReply, AskSource
+from vyre.errors import VyreError
 from vyre.extract.dates import DATE_RE, resolve
 from vyre.extract.lexicon import FIRST_NAMES
 from vyre.ledger.store import ts_text, ts_value
@@ -220,7 +221,7 @@ def _keep(memory: Memory, q: Question, room: str, reply: AskReply, now: datetime
 
 def room_sessions(memory: Memory, room: str) -> frozenset[str]:
     """The sessions a room reads: its folders' sessions, picked sessions, their subagents."""
-    from vyre.rooms import session_rooms
+    from vyre.rooms.membership import session_rooms
 
     db = memory.ledger.db
     key = db.execute(
@@ -231,7 +232,7 @@ def room_sessions(memory: Memory, room: str) -> frozenset[str]:
     if cache.get("key") != key:
         cache.clear()
         cache["key"] = key
-        rooms = session_rooms(memory.ledger.sessions(), memory.projects())
+        rooms = session_rooms(memory.ledger.sessions(), memory.ledger.projects())
         by_room: dict[str, set[str]] = {}
         for sid, names in rooms.items():
             for name in names:
@@ -465,7 +466,7 @@ def _hits(memory: Memory, query: str, room: str, limit: int, now: datetime) -> l
     if recall is None:
         found = passages.search(memory, query, sessions=room_sessions(memory, room), limit=limit)
         return [_Turn(h.session, h.seq, h.role, h.ts, h.text, h.score, h.by) for h in found]
-    scope = recall.scope_for(room, memory.projects())
+    scope = recall.scope_for(room, memory.ledger.projects())
     out = []
     for p in recall.search(memory.ledger, query, scope, limit=limit, now=now):
         turn = memory.ledger.turn(p.session, p.seq)
@@ -659,10 +660,10 @@ def _pattern_words(text: str) -> frozenset[str]:
 
 def _room_words(memory: Memory, room: str) -> set[str]:
     """The words a project is called by: its slug, name and org ("Corvid", "Foundation")."""
-    project = next((p for p in memory.projects() if p["slug"] == room), None)
+    project = next((p for p in memory.projects() if p.slug == room), None)
     if project is None:
         return set()
-    text = " ".join([project["slug"].replace("-", " "), project["name"], project["org"] or ""])
+    text = " ".join([project.slug.replace("-", " "), project.name, project.org or ""])
     return {fold(w) for w in words(text) if fold(w) not in STOP}
 
 
@@ -851,10 +852,10 @@ def _known(
     for name in q.names:
         try:
             found = memory.about(name, room, now=now)
-        except Exception:
+        except VyreError:  # a room that is gone: nothing known there
             continue
-        for _, _, facts in found:
-            for f in sorted(facts, key=lambda f: (-f.confidence * f.fresh, f.id)):
+        for entity in found:
+            for f in sorted(entity.facts, key=lambda f: (-f.confidence * f.fresh, f.id)):
                 if f.rel == "is" or f.status == "closed":
                     continue
                 line = phrase(f)
@@ -862,8 +863,8 @@ def _known(
                     out.append(line)
     if q.personal:
         who, _ = q.personal
-        for f in personal.from_turns(memory.ledger, sessions, who=who, forgotten=forgotten):
-            line = f.sentence()
+        for said in personal.from_turns(memory.ledger, sessions, who=who, forgotten=forgotten):
+            line = said.sentence()
             if line not in out:
                 out.append(line)
     return out[:MAX_KNOWN]

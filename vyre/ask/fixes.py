@@ -20,10 +20,10 @@ from collections import Counter
 from datetime import datetime
 
 from vyre.ask import personal
+from vyre.callers import require_owner
 from vyre.errors import CorrectionError
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_text
-from vyre.memory.corrections import require_owner
 
 ACTIONS = ("replace", "wrong", "forget")
 

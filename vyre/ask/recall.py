@@ -47,7 +47,8 @@ from datetime import date, datetime, timedelta
 from vyre.ledger import Ledger
 from vyre.ledger import search as index
 from vyre.models import Passage
-from vyre.rooms import MAIN, UNFILED, session_rooms
+from vyre.rooms.membership import session_rooms
+from vyre.rooms.names import MAIN, UNFILED
 
 
 @dataclass(frozen=True)

@@ -6,29 +6,33 @@ import functools
 import json
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any, TypeVar, cast
 
 import click
 
 from vyre import config
 from vyre.errors import VyreError
+from vyre.interface import MemoryAPI
 from vyre.memory.text import age_note, phrase
 from vyre.models import Fact
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def domain_errors(fn: Callable) -> Callable:
+
+def domain_errors(fn: F) -> F:
     """A known failure prints one line and exits 1; nothing else is caught."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except VyreError as exc:
             raise click.ClickException(exc.line()) from exc
 
-    return wrapper
+    return cast(F, wrapper)
 
 
-def open_memory():
+def open_memory() -> MemoryAPI:
     """The daemon's memory when it runs, else the stores opened by this process."""
     from vyre.daemon.client import open_memory as through_daemon_or_here
 
@@ -69,7 +73,7 @@ def fact_json(f: Fact) -> dict:
     }
 
 
-def print_json(value) -> None:
+def print_json(value: object) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
 
 

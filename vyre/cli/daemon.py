@@ -9,7 +9,6 @@ import click
 
 from vyre.cli.common import domain_errors
 from vyre.daemon import process
-from vyre.daemon.server import AlreadyRunning, Daemon
 
 
 @click.group()
@@ -21,20 +20,16 @@ def daemon() -> None:
 @domain_errors
 def run() -> None:
     """Run in the foreground (for systemd or launchd)."""
-    try:
-        Daemon().run()
-    except AlreadyRunning as exc:
-        raise click.ClickException(str(exc)) from exc
+    from vyre.daemon.server import Daemon
+
+    Daemon().run()
 
 
 @daemon.command()
 @domain_errors
 def start() -> None:
     """Start in the background and wait until it answers."""
-    try:
-        info = process.start()
-    except process.DaemonControlError as exc:
-        raise click.ClickException(str(exc)) from exc
+    info = process.start()
     click.echo(
         f"daemon running (pid {info['pid']}), {info['sessions']:,} sessions, "
         f"watching {info['root']}"
@@ -45,10 +40,7 @@ def start() -> None:
 @domain_errors
 def stop() -> None:
     """Stop it (the CLI then opens the stores itself)."""
-    try:
-        stopped = process.stop()
-    except process.DaemonControlError as exc:
-        raise click.ClickException(str(exc)) from exc
+    stopped = process.stop()
     click.echo("daemon stopped" if stopped else "no daemon was running")
 
 

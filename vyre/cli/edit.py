@@ -15,9 +15,8 @@ import click
 from vyre import config
 from vyre.cli.common import domain_errors, now, open_memory, print_json
 from vyre.memory import ago
-from vyre.memory.corrections import ACTIONS
-from vyre.models import Correction
-from vyre.rooms import MAIN
+from vyre.models import ACTIONS, Correction, CorrectionAction, FactTarget
+from vyre.rooms.names import MAIN, UNFILED
 
 
 def owner_caller() -> str:
@@ -33,11 +32,11 @@ def owner_caller() -> str:
     )
 
 
-def _target(args: tuple[str, ...]):
+def _target(args: tuple[str, ...]) -> FactTarget:
     if len(args) == 1:
         return args[0]
     if len(args) == 3:
-        return args
+        return (args[0], args[1], args[2])
     raise click.UsageError("name a fact by its id, or as SUBJECT REL OBJECT")
 
 
@@ -70,7 +69,15 @@ def _describe(c: Correction) -> str:
 )
 @click.option("--note", default=None, help="Why, in your words (kept, never sent anywhere).")
 @domain_errors
-def correct(target, action, value, at, scope, project, note) -> None:
+def correct(
+    target: tuple[str, ...],
+    action: CorrectionAction,
+    value: str | None,
+    at: str | None,
+    scope: str,
+    project: str | None,
+    note: str | None,
+) -> None:
     """Correct a fact: wrong, ended, replace, confirm, or add a new one."""
     caller = owner_caller()
     when = config.parse_time(at) if at else None
@@ -78,11 +85,12 @@ def correct(target, action, value, at, scope, project, note) -> None:
         room = MAIN
         if scope == "project":
             room = project or mem.room_for(os.getcwd())
-            if room == "unfiled" and not project:
+            if room == UNFILED and not project:
                 raise click.ClickException("this folder is in no project: name one with --project")
-        row, derived = mem.correct(
+        done = mem.correct(
             _target(target), action, caller=caller, value=value, at=when, scope=room, note=note
         )
+        row, derived = done.correction, done.derived
     click.echo(f"correction {row.id}: {_describe(row)}; {derived.summary()}")
     click.echo(f"undo with: vyre memory uncorrect {row.id}")
 
@@ -94,7 +102,8 @@ def uncorrect(cid: int) -> None:
     """Undo a correction, pin, mute, merge or split by its id."""
     caller = owner_caller()
     with open_memory() as mem:
-        row, derived = mem.uncorrect(cid, caller=caller)
+        done = mem.uncorrect(cid, caller=caller)
+        row, derived = done.correction, done.derived
     click.echo(f"undid {row.id} ({_describe(row)}); {derived.summary()}")
 
 
@@ -121,7 +130,7 @@ def corrections(as_json: bool, active: bool) -> None:
 @click.command()
 @click.argument("target", nargs=-1, required=True, metavar="FACT|SUBJECT REL OBJECT")
 @domain_errors
-def pin(target) -> None:
+def pin(target: tuple[str, ...]) -> None:
     """Pin a fact: enrichment never drops it when its subject comes up."""
     caller = owner_caller()
     with open_memory() as mem:
@@ -132,7 +141,7 @@ def pin(target) -> None:
 @click.command()
 @click.argument("target", nargs=-1, required=True, metavar="NAME|FACT|SUBJECT REL OBJECT")
 @domain_errors
-def mute(target) -> None:
+def mute(target: tuple[str, ...]) -> None:
     """Mute a person, org or one fact: it never reaches a prompt. Muting a fact keeps the
     person."""
     caller = owner_caller()
@@ -149,7 +158,8 @@ def merge(keep: str, other: str) -> None:
     """KEEP and OTHER are one identity (undo with uncorrect)."""
     caller = owner_caller()
     with open_memory() as mem:
-        row, derived = mem.merge(keep, other, caller=caller)
+        done = mem.merge(keep, other, caller=caller)
+        row, derived = done.correction, done.derived
     click.echo(f"merge {row.id}: {_describe(row)}; {derived.summary()}")
 
 
@@ -166,7 +176,8 @@ def split(name: str, room: str | None) -> None:
     """NAME is more than one identity: one per room (or just --room's, apart)."""
     caller = owner_caller()
     with open_memory() as mem:
-        row, derived = mem.split(name, room=room, caller=caller)
+        done = mem.split(name, room=room, caller=caller)
+        row, derived = done.correction, done.derived
     click.echo(f"split {row.id}: {_describe(row)}; {derived.summary()}")
 
 
@@ -179,17 +190,7 @@ def conflicts(as_json: bool) -> None:
     with open_memory() as mem:
         rows = mem.conflicts(now=at)
     if as_json:
-        print_json(
-            [
-                {
-                    **vars(c),
-                    "sides": [
-                        {**s, "seen": s["seen"].isoformat() if s["seen"] else None} for s in c.sides
-                    ],
-                }
-                for c in rows
-            ]
-        )
+        print_json([c.model_dump(mode="json") for c in rows])
         return
     if not rows:
         click.echo("no conflicts")
@@ -197,8 +198,8 @@ def conflicts(as_json: bool) -> None:
         click.echo(c.question)
         for s in c.sides:
             click.echo(
-                f"  {c.rel} {s['object']}  ({', '.join(s['rooms']) or '?'}; "
-                f"last said {ago(s['seen'], at)}; {s['fact']})"
+                f"  {c.rel} {s.object}  ({', '.join(s.rooms) or '?'}; "
+                f"last said {ago(s.seen, at)}; {s.fact})"
             )
         for cmd in c.commands:
             click.echo(f"  {cmd}")
@@ -214,10 +215,10 @@ def suggest_merges() -> None:
         click.echo("no merge candidates")
     for r in rows:
         click.echo(
-            f"{r['keep']} ~ {r['other']} ({r['kind']}, similarity {r['similarity']}); "
-            f"both linked to {', '.join(r['shared'])}"
+            f"{r.keep} ~ {r.other} ({r.kind}, similarity {r.similarity}); "
+            f"both linked to {', '.join(r.shared)}"
         )
-        click.echo(f"  {r['command']}")
+        click.echo(f"  {r.command}")
 
 
 @click.command()
@@ -227,10 +228,10 @@ def hubs() -> None:
     with open_memory() as mem:
         rows = mem.hubs()
     for r in rows:
-        mark = "hub" if r["hub"] else "   "
+        mark = "hub" if r.hub else "   "
         click.echo(
-            f"{mark}  {r['org']}: {r['rooms']} rooms, {r['sessions']} sessions "
-            f"({r['share']:.0%})" + (f"; {r['why']}" if r["why"] else "")
+            f"{mark}  {r.org}: {r.rooms} rooms, {r.sessions} sessions "
+            f"({r.share:.0%})" + (f"; {r.why}" if r.why else "")
         )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -205,7 +206,9 @@ def ask_eval(
 )
 @click.option("--no-daemon", is_flag=True, help="Skip the pass with the daemon running.")
 @domain_errors
-def learn_eval(world: Path, as_json: bool, check: bool, ratchet: Path | None, no_daemon: bool):
+def learn_eval(
+    world: Path, as_json: bool, check: bool, ratchet: Path | None, no_daemon: bool
+) -> None:
     """Block precision, violation recall, near misses, guards, sequences, no-shape, latency."""
     from vyre.evaluate import learn as scorer
 
@@ -308,7 +311,7 @@ def recall_eval(
         raise SystemExit(1)
 
 
-def _print_locomo(result: dict, scorer) -> None:
+def _print_locomo(result: dict, scorer: Any) -> None:  # scorer: the LoCoMo module
     click.echo("LoCoMo evidence turns (recall@5 / recall@10; BM25 alone in brackets)")
     for name, cell in result["categories"].items():
         bm25 = scorer.BM25.get(name)

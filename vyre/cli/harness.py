@@ -1,17 +1,17 @@
 """`vyre harness ...`: put Vyre's hooks into Claude Code, take them out, show where they are.
 
-Thin: the work is in vyre.hooks.install; a HarnessError prints one line and exits 1.
+Thin: the work is in vyre.hooks.install; a HarnessError (a VyreError) prints one line and
+exits 1.
 """
 
 from __future__ import annotations
 
-import functools
 import shlex
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from vyre.cli.common import domain_errors
 from vyre.hooks import install as lib
 from vyre.hooks.commands import EVENTS, mcp_command
 
@@ -25,17 +25,6 @@ SCOPE = click.option(
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing.")
 
 
-def harness_errors(fn: Callable) -> Callable:
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except lib.HarnessError as exc:
-            raise click.ClickException(str(exc).splitlines()[0]) from exc
-
-    return wrapper
-
-
 @click.group()
 def harness() -> None:
     """Claude Code integration: Vyre's hooks in your settings, or as a plugin."""
@@ -44,7 +33,7 @@ def harness() -> None:
 @harness.command("install")
 @SCOPE
 @DRY_RUN
-@harness_errors
+@domain_errors
 def install(scope: str, dry_run: bool) -> None:
     """Add Vyre's hooks to Claude Code's settings (others' hooks stay as they are)."""
     result = lib.install(scope, Path.cwd(), dry_run=dry_run)
@@ -55,7 +44,7 @@ def install(scope: str, dry_run: bool) -> None:
 @harness.command("uninstall")
 @SCOPE
 @DRY_RUN
-@harness_errors
+@domain_errors
 def uninstall(scope: str, dry_run: bool) -> None:
     """Remove Vyre's hooks (and only them) from Claude Code's settings."""
     result = lib.uninstall(scope, Path.cwd(), dry_run=dry_run)
@@ -63,7 +52,7 @@ def uninstall(scope: str, dry_run: bool) -> None:
 
 
 @harness.command("status")
-@harness_errors
+@domain_errors
 def status() -> None:
     """Where Vyre's hooks are installed, and which interpreter they run."""
     for s in lib.status(Path.cwd()):
@@ -74,7 +63,7 @@ def status() -> None:
 
 @harness.command("plugin")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@harness_errors
+@domain_errors
 def plugin(folder: Path) -> None:
     """Write Vyre as a Claude Code plugin (hooks and MCP server) into FOLDER."""
     for path in lib.write_plugin(folder):

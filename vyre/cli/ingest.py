@@ -23,11 +23,11 @@ def ingest(root: Path | None) -> None:
         if sys.stderr.isatty() and root.is_dir() and isinstance(memory, Memory):
             files = transcript_files(root)  # listed once: for the bar and for the ingest
             with click.progressbar(length=len(files), label="reading", file=sys.stderr) as bar:
-                report, derived = memory.ingest(root, progress=bar.update, paths=files)
+                done = memory.ingest(root, progress=bar.update, paths=files)
         else:
-            report, derived = memory.ingest(root)
-    click.echo(f"ingested {report.summary()}")
-    click.echo(derived.summary())
+            done = memory.ingest(root)
+    click.echo(f"ingested {done.report.summary()}")
+    click.echo(done.derived.summary())
 
 
 @click.command("derive")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import click
 
 from vyre.cli.ask import ask as ask_command
@@ -19,7 +21,8 @@ from vyre.cli.common import (
 )
 from vyre.cli.edit import COMMANDS as EDIT_COMMANDS
 from vyre.memory import ago
-from vyre.rooms import MAIN
+from vyre.models import Relation
+from vyre.rooms.names import MAIN
 
 
 @click.group(invoke_without_command=True)
@@ -33,30 +36,30 @@ def memory(ctx: click.Context, room: str | None) -> None:
     at = now()
     with open_memory() as mem:
         view = mem.overview(room or MAIN, now=at)
-    title = "everything" if view["room"] == MAIN else view["room"]
-    counts = ", ".join(_count(n, kind) for kind, n in view["counts"].items())
-    click.echo(f"Memory ({title}): {counts or 'nothing yet'}; {view['facts']} facts")
-    if view["people"]:
+    title = "everything" if view.room == MAIN else view.room
+    counts = ", ".join(_count(n, kind) for kind, n in view.counts.items())
+    click.echo(f"Memory ({title}): {counts or 'nothing yet'}; {view.facts} facts")
+    if view.people:
         click.echo("\nPeople:")
-        for f in view["people"]:
-            n = view["mentions"].get(f.subject, 0)
+        for f in view.people:
+            n = view.mentions.get(f.subject, 0)
             click.echo(f"  {f.subject} ({_count(n, 'session')}, {age_note(f, at)})")
-    if view["orgs"]:
+    if view.orgs:
         click.echo("\nOrgs:")
-        for f in view["orgs"]:
-            click.echo(f"  {f.subject} ({_count(view['mentions'].get(f.subject, 0), 'session')})")
-    if view["deadlines"]:
+        for f in view.orgs:
+            click.echo(f"  {f.subject} ({_count(view.mentions.get(f.subject, 0), 'session')})")
+    if view.deadlines:
         click.echo("\nOpen deadlines:")
-        for f in view["deadlines"]:
+        for f in view.deadlines:
             click.echo(f"  {f.object}  {f.subject}  [{f.room}]")
-    if view["conflicts"]:
+    if view.conflicts:
         click.echo(
-            f"\n{_count(len(view['conflicts']), 'fact')} disagree between projects: "
+            f"\n{_count(len(view.conflicts), 'fact')} disagree between projects: "
             "see `vyre memory conflicts`"
         )
-    if view["stale"]:
+    if view.stale:
         click.echo(
-            f"\n{_count(view['stale'], 'fact')} not said for more than a half-life (marked stale)"
+            f"\n{_count(view.stale, 'fact')} not said for more than a half-life (marked stale)"
         )
 
 
@@ -71,9 +74,9 @@ def about(name: str, room: str | None) -> None:
         found = mem.about(name, room or MAIN, now=at)
     if not found:
         raise click.ClickException(f"memory knows nobody called {name!r} here")
-    for label, kind, facts in found:
-        click.echo(f"{label} ({kind})")
-        for f in facts:
+    for entity in found:
+        click.echo(f"{entity.name} ({entity.kind})")
+        for f in entity.facts:
             if f.rel == "is":
                 continue
             click.echo(f"  {fact_line(f, at)}")
@@ -132,7 +135,7 @@ def why(name: str, rel: str | None, obj: str | None, room: str | None) -> None:
     """Where memory's facts about NAME came from: rules, sessions, turns and quotes."""
     at = now()
     with open_memory() as mem:
-        rows = mem.why(name, rel, obj, room, now=at)
+        rows = mem.why(name, cast("Relation | None", rel), obj, room, now=at)
     if not rows:
         raise click.ClickException(f"no facts about {name!r}" + (f" {rel}" if rel else ""))
     for f in rows:

@@ -21,9 +21,9 @@ def project() -> None:
 def add(slug: str, name: str | None, folders: tuple[str, ...], org: str | None) -> None:
     """Create (or extend) a project."""
     with open_memory() as mem:
-        notes = mem.project_add(slug, name or slug, list(folders), org)
+        change = mem.project_add(slug, name or slug, list(folders), org)
         derived = mem.derive()
-    for note in notes:
+    for note in change.notes:
         click.echo(note)
     click.echo(f"project {slug}: {', '.join(folders)}; {derived.summary()}")
 
@@ -72,11 +72,11 @@ def list_projects() -> None:
     if not rows:
         click.echo("no projects yet (try `vyre project suggest`)")
     for p in rows:
-        org = f" for {p['org']}" if p["org"] else ""
-        click.echo(f"{p['slug']}: {p['name']}{org}")
-        for folder in p["folders"]:
+        org = f" for {p.org}" if p.org else ""
+        click.echo(f"{p.slug}: {p.name}{org}")
+        for folder in p.folders:
             click.echo(f"  folder {folder}")
-        for session in p["picks"]:
+        for session in p.picks:
             click.echo(f"  picked {session}")
 
 
@@ -89,8 +89,7 @@ def suggest(limit: int) -> None:
         rows = mem.project_suggest(limit)
     if not rows:
         click.echo("every working folder is in a project")
-    for folder, n in rows:
-        click.echo(f"{n:5d} sessions  {folder}")
+    for row in rows:
+        click.echo(f"{row.sessions:5d} sessions  {row.folder}")
     if rows:
-        slug = rows[0][0].rstrip("/").rsplit("/", 1)[-1].lower() or "home"
-        click.echo(f"\nfor example: vyre project add {slug} --folder {rows[0][0]}")
+        click.echo(f"\nfor example: vyre project add {rows[0].slug} --folder {rows[0].folder}")

@@ -1,36 +1,58 @@
-"""Results across the socket: library values to JSON and back, so a CLI talking to the
-daemon gets the same objects as one that opened the stores itself."""
+"""Values across the socket: library values to JSON and back, so a CLI talking to the daemon
+gets the same objects as one that opened the stores itself.
+
+A value of a type importable from `vyre.models` travels as its fields plus `"__t": its name` and
+comes back as that type (nested models and reports are rebuilt by pydantic from the type's
+own annotations). Nothing else needs registering: a model added there travels as it is.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from datetime import datetime
+from pathlib import PurePath
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
-from vyre.ask.reply import AskReply
-from vyre.memory.editing import Conflict
-from vyre.models import Correction, Fact, Passage
-from vyre.rooms import DeriveReport
-from vyre.transcripts import IngestReport
+from vyre import models
 
-TYPES = {
-    cls.__name__: cls
-    for cls in (Fact, Correction, Conflict, DeriveReport, IngestReport, AskReply, Passage)
-}
+TYPE_KEY = "__t"
+TIME_KEY = "__dt"
 
 
-def encode(value):
-    if isinstance(value, BaseModel):
-        return {"__t": type(value).__name__, **value.model_dump(mode="json")}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"__t": type(value).__name__, **fields}
+@functools.cache
+def _types() -> dict[str, type]:
+    return {
+        name: value
+        for name, value in vars(models).items()
+        if isinstance(value, type)
+        and value is not BaseModel
+        and (issubclass(value, BaseModel) or dataclasses.is_dataclass(value))
+    }
+
+
+@functools.cache
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+def encode(value: object) -> Any:
+    if isinstance(value, BaseModel) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
+        cls = type(value)
+        if _types().get(cls.__name__) is not cls:
+            raise TypeError(f"{cls.__name__} cannot cross the socket: import it in vyre.models")
+        return {TYPE_KEY: cls.__name__, **_adapter(cls).dump_python(value, mode="json")}
     if isinstance(value, datetime):
-        return {"__dt": value.isoformat()}
+        return {TIME_KEY: value.isoformat()}
+    if isinstance(value, PurePath):
+        return str(value)
     if isinstance(value, Counter):
-        return {"__t": "Counter", "items": dict(value)}
+        return dict(value)
     if isinstance(value, dict):
         return {str(k): encode(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -39,22 +61,17 @@ def encode(value):
     return value
 
 
-def decode(value):
+def decode(value: Any) -> Any:
     if isinstance(value, list):
         return [decode(v) for v in value]
     if not isinstance(value, dict):
         return value
-    if "__dt" in value:
-        return datetime.fromisoformat(value["__dt"])
-    kind = value.get("__t")
-    if kind == "Counter":
-        return Counter(value["items"])
-    fields = {k: decode(v) for k, v in value.items() if k != "__t"}
-    if kind in TYPES:
-        cls = TYPES[kind]
-        if issubclass(cls, BaseModel):
-            return cls.model_validate(fields)
-        if kind == "IngestReport":
-            fields["sessions"] = set(fields.get("sessions", []))
-        return cls(**fields)
-    return fields
+    if TIME_KEY in value:
+        return datetime.fromisoformat(value[TIME_KEY])
+    kind = value.get(TYPE_KEY)
+    if kind is None:
+        return {k: decode(v) for k, v in value.items()}
+    cls = _types().get(kind)
+    if cls is None:
+        raise ValueError(f"unknown type {kind!r} on the wire")
+    return _adapter(cls).validate_python({k: v for k, v in value.items() if k != TYPE_KEY})

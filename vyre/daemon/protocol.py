@@ -27,10 +27,15 @@ import sys
 try:  # the C module under `socket`: the same calls, without loading enum and selectors
     import _socket as socket
 except ImportError:  # pragma: no cover - every CPython has it
-    import socket
+    import socket  # type: ignore[no-redef]
 
 from vyre.errors import DaemonError, DaemonUnavailable, Untrusted
 from vyre.hooks import fastjson as json
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook fast path never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 SOCKET_NAME = "vyre.sock"
 LOCK_NAME = "daemon.lock"
@@ -44,7 +49,7 @@ def home_path() -> str:
     return os.path.expanduser(os.environ.get("VYRE_HOME") or "~/.vyre")
 
 
-def socket_path(home=None) -> str:
+def socket_path(home: str | os.PathLike[str] | None = None) -> str:
     return os.path.join(os.fspath(home or home_path()), SOCKET_NAME)
 
 
@@ -53,10 +58,10 @@ def call(
     args: dict | None = None,
     *,
     caller: str,
-    home=None,
+    home: str | os.PathLike[str] | None = None,
     timeout: float = 5.0,
-    on_event=None,
-):
+    on_event: Callable[[dict], object] | None = None,
+) -> Any:
     """Send one request and return its result. Raises DaemonUnavailable (Untrusted when the
     socket may not be this user's daemon) or DaemonError."""
     home = os.fspath(home or home_path())
@@ -113,7 +118,7 @@ def check_socket(home: str, path: str) -> None:
         raise Untrusted(f"refused: {path} is not a socket of this user's; remove it")
 
 
-def _check_peer(sock, path: str) -> None:
+def _check_peer(sock: socket.socket, path: str) -> None:
     """The process serving the socket runs as this user (Linux says, through SO_PEERCRED)."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
@@ -133,7 +138,7 @@ def _message(reply: bytes) -> dict:
     return message
 
 
-def _read_line(sock, buffer: bytearray) -> bytes:
+def _read_line(sock: socket.socket, buffer: bytearray) -> bytes:
     """The next line, taken out of `buffer` (which keeps what came after it); what was left
     when the daemon hung up mid-line; b"" when nothing was. A line may be far longer than one
     receive: it is searched only in what each receive adds."""

@@ -27,60 +27,32 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from vyre import __version__, config, presence
 from vyre.api import Memory
 from vyre.daemon import codec
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
-from vyre.errors import AlreadyRunning, VyreError
+from vyre.errors import AlreadyRunning, DaemonUnavailable, InputError, VyreError
 from vyre.hooks import context
+from vyre.interface import operations
 from vyre.learn import hook as learn_hook
+
+if TYPE_CHECKING:
+    from vyre.deck.server import DeckServer
 
 POLL_S = 0.2  # how often the watcher looks for new lines
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
 HOOK_WAIT_S = 0.25  # the longest a prompt hook waits for the store lock
 RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
 
-# Library calls the socket offers, with whether they change memory (owner callers only).
-OPS = {
-    "ingest": False,
-    "derive": False,
-    "projects": False,
-    "project_add": False,
-    "project_pick": False,
-    "project_unpick": False,
-    "project_remove": False,
-    "project_suggest": False,
-    "facts": False,
-    "about": False,
-    "why": False,
-    "relevant": False,
-    "overview": False,
-    "corrections": False,
-    "conflicts": False,
-    "suggest_merges": False,
-    "hubs": False,
-    "room_for": False,
-    "check_room": False,
-    "ask": False,
-    "suggest": False,
-    "answer_corrections": False,
-    "remember": True,
-    "correct_answer": True,
-    "uncorrect_answer": True,
-    "recall": False,
-    "correct": True,
-    "uncorrect": True,
-    "pin": True,
-    "mute": True,
-    "merge": True,
-    "split": True,
-}
+# Every MemoryAPI method, with whether it is owner-only: the Protocol is the one list.
+OPERATIONS = operations()
 
 # Reads whose answer depends on who asks (recall reads every room for the owner only).
-KNOWS_CALLER = {"recall"}
 
 
 def peer_uid(conn: socket.socket) -> int:
@@ -103,9 +75,9 @@ class Daemon:
         self.stop = threading.Event()
         self.started = time.time()
         self.memory: Memory | None = None
-        self._lockfile = None
+        self._lockfile: IO[str] | None = None
         self._server: socketserver.UnixStreamServer | None = None
-        self._stats: dict = {
+        self._stats: dict[str, Any] = {
             "ingests": 0,
             "last_ingest": None,
             "last_error": None,
@@ -118,7 +90,16 @@ class Daemon:
         self._log = sys.stderr  # daemon.log when started in the background
         self._retry_at = 0.0
         self._failures = 0
-        self._deck = None  # the Deck's web server, started on the first `vyre deck`
+        self._deck: DeckServer | None = (
+            None  # the Deck's web server, started on the first `vyre deck`
+        )
+
+    @property
+    def live(self) -> Memory:
+        """The memory this daemon holds while it runs."""
+        if self.memory is None:
+            raise DaemonUnavailable("the daemon is not running")
+        return self.memory
 
     # -- life -------------------------------------------------------------------------------
 
@@ -168,6 +149,7 @@ class Daemon:
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
                 if peer_uid(self.request) != os.getuid():
+                    self.rfile.readline(MAX_LINE)  # take the request, so the refusal is read
                     self._send(
                         {"ok": False, "error": "refused: not this user's daemon", "kind": "Refused"}
                     )
@@ -220,7 +202,13 @@ class Daemon:
 
     # -- requests ---------------------------------------------------------------------------
 
-    def handle(self, line: bytes, events=None, *, inside_claude_code: bool = False) -> dict:
+    def handle(
+        self,
+        line: bytes,
+        events: Callable[[dict], None] | None = None,
+        *,
+        inside_claude_code: bool = False,
+    ) -> dict:
         """One request's reply; `events` sends a streaming request's events first. A peer
         inside Claude Code is never the owner, whatever caller it names."""
         try:
@@ -230,7 +218,7 @@ class Daemon:
             if inside_claude_code:
                 caller = "agent:claude-code"
             if not isinstance(args, dict):
-                raise ValueError("args must be an object")
+                raise InputError("args must be an object")
             args = codec.decode(args)
             if op == "ask" and args.pop("stream", False) and events is not None:
                 args["events"] = events  # memory.thinking / memory.answered, no question text
@@ -246,7 +234,7 @@ class Daemon:
                 "kind": type(exc).__name__,
             }
 
-    def _dispatch(self, op: str, args: dict, caller: str):
+    def _dispatch(self, op: str, args: dict, caller: str) -> Any:
         if op == "ping":
             return {
                 "pid": os.getpid(),
@@ -256,8 +244,8 @@ class Daemon:
             }
         if op == "status":
             with self.lock:
-                sessions = len(self.memory.ledger.sessions())
-                rooms = self.memory.reader.rooms()
+                sessions = len(self.live.ledger.sessions())
+                rooms = self.live.reader.rooms()
             return {
                 "pid": os.getpid(),
                 "home": str(self.home),
@@ -271,54 +259,44 @@ class Daemon:
             self.stop.set()
             return {"stopping": True}
         if op == "enrich":
-            return self._quick(lambda: context.enrich(self.memory, **args), "")
+            return self._quick(lambda: context.enrich(self.live, **args), "")
         if op == "brief":
-            return self._quick(lambda: context.brief(self.memory, **args), "")
+            return self._quick(lambda: context.brief(self.live, **args), "")
         if op in ("deck", "deck_passkey"):
             return self._deck_url(op, caller)
         if op == "record":
             with self.lock:
-                learn_hook.drain(self.memory.ledger.db, str(self.home))
-                context.record(self.memory.ledger, **args)
+                learn_hook.drain(self.live.ledger.db, str(self.home))
+                context.record(self.live.ledger, **args)
             return True
         if op == "learn_record":
             with self.lock:
-                learn_hook.drain(self.memory.ledger.db, str(self.home))
-                learn_hook.write_rows("", args["rows"], db=self.memory.ledger.db)
+                learn_hook.drain(self.live.ledger.db, str(self.home))
+                learn_hook.write_rows("", args["rows"], db=self.live.ledger.db)
                 if args.get("tool"):
-                    context.record(self.memory.ledger, **args["tool"])
+                    context.record(self.live.ledger, **args["tool"])
             return True
         if op == "learn_prompt":
-            return self._quick(lambda: self.memory.learn.on_prompt(**args), "")
-        if op not in OPS:
-            raise ValueError(f"unknown operation {op!r}")
-        if OPS[op] or op in KNOWS_CALLER:
+            return self._quick(lambda: self.live.learn.on_prompt(**args), "")
+        if op not in OPERATIONS:
+            raise InputError(f"unknown operation {op!r}")
+        if OPERATIONS[op].takes_caller:
             args["caller"] = caller  # the caller's own name, never what args claim
-        elif "caller" in args:
-            args.pop("caller")
+        else:
+            args.pop("caller", None)
         if op == "ingest" and args.get("root") is None:
             args["root"] = str(self.root)
         with self.lock:
-            result = getattr(self.memory, op)(**args)
-            if op in (
-                "correct",
-                "uncorrect",
-                "merge",
-                "split",
-                "project_add",
-                "project_pick",
-                "project_unpick",
-                "project_remove",
-                "ingest",
-                "derive",
-            ):
-                self._main_due = None  # those derive the main graph themselves
+            derived_main = self.live.main_derives
+            result = getattr(self.live, op)(**args)
+            if self.live.main_derives != derived_main:
+                self._main_due = None  # that call derived the main graph itself
         return result
 
     def _deck_url(self, op: str, caller: str) -> dict:
         """The Deck's sign-in URL (its web server starts on the first ask). A passkey code
         is for the owner at a terminal only: it is what makes the Deck trust a passkey."""
-        from vyre.memory.corrections import require_owner
+        from vyre.callers import require_owner
 
         if op == "deck_passkey":
             require_owner(caller)
@@ -328,13 +306,13 @@ class Daemon:
                 from vyre.deck.views import Backend
 
                 port = int(config.settings().get("deck.port") or 0)
-                self._deck = DeckServer(self.home, Backend(self.memory, self.lock), port=port)
+                self._deck = DeckServer(self.home, Backend(self.live, self.lock), port=port)
                 self._deck.start()
             deck = self._deck
         url = deck.passkey_url() if op == "deck_passkey" else deck.sign_in_url()
         return {"url": url, "port": deck.port}
 
-    def _quick(self, work, empty):
+    def _quick(self, work: Callable[[], str], empty: str) -> str:
         """For prompt hooks: the answer now, or nothing (never a slow prompt)."""
         if not self.lock.acquire(timeout=HOOK_WAIT_S):
             return empty
@@ -360,7 +338,7 @@ class Daemon:
             elif self._main_due and time.monotonic() >= self._main_due:
                 try:
                     with self.lock:
-                        self.memory.derive()
+                        self.live.derive()
                     self._main_due = None
                 except Exception as exc:  # tried again later, never the end of the daemon
                     self._main_due = time.monotonic() + RETRY_MAX_S
@@ -370,7 +348,8 @@ class Daemon:
         """Read these files (None: the whole root), or keep them to read again later."""
         try:
             with self.lock:
-                report, derived = self.memory.ingest(self.root, paths=paths, main=paths is None)
+                done = self.live.ingest(self.root, paths=paths, main=paths is None)
+                report, derived = done.report, done.derived
         except Exception as exc:  # a bad moment never kills the daemon: these files wait
             if paths is None:
                 self._retry_all = True

@@ -43,11 +43,11 @@ class Watcher:
             hot = time.time() - HOT_S
             for path, stat in self.files.items():
                 if stat[1] / 1e9 >= hot or path not in files:
-                    now = _stat(path)
-                    if now is None:
+                    seen = _stat(path)
+                    if seen is None:
                         files.pop(path, None)
                     else:
-                        files[path] = now
+                        files[path] = seen
         changed = [Path(p) for p, s in files.items() if self.files.get(p) != s]
         self.files, self.dirs = files, dirs
         return sorted(changed)

@@ -29,7 +29,7 @@ from vyre.learn.models import LEVELS
 from vyre.memory import ago
 from vyre.memory.text import age_note, phrase
 from vyre.models import EntityFacts, Fact
-from vyre.rooms import MAIN
+from vyre.rooms.names import MAIN
 
 CALLER = "deck"
 LESSON_TABS = ("proposed", "active", "dormant", "retired")
@@ -133,7 +133,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
             if what == "correct":
                 action = str(body.get("action") or "replace")
                 value = body.get("object")
-                row, _ = m.correct(fact, action, value=value, caller=CALLER, now=now)
+                row = m.correct(fact, action, value=value, caller=CALLER, now=now).correction
                 said = {
                     "replace": "Corrected.",
                     "wrong": "Marked wrong: it leaves every vote.",
@@ -166,15 +166,18 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         def write(m):
             how = body.get("how")
             if how == "split":
-                row, _ = m.split(str(body["name"]), room=str(body["room"]), caller=CALLER, now=now)
+                row = m.split(
+                    str(body["name"]), room=str(body["room"]), caller=CALLER, now=now
+                ).correction
                 return {"said": f"Split: the {body['room']} one is someone else.", "undo": row.id}
             if how == "ended":
                 target = (str(body["name"]), str(body["rel"]), str(body["object"]))
-                row, _ = m.correct(target, "ended", caller=CALLER, now=now)
+                row = m.correct(target, "ended", caller=CALLER, now=now).correction
                 return {"said": "Ended the older one.", "undo": row.id}
             if how == "confirm":
                 rows = [
-                    m.correct(str(f), "confirm", caller=CALLER, now=now)[0] for f in body["facts"]
+                    m.correct(str(f), "confirm", caller=CALLER, now=now).correction
+                    for f in body["facts"]
                 ]
                 return {"said": "Confirmed.", "undo": ",".join(str(r.id) for r in rows)}
             raise VyreError(f"unknown answer {how!r}")
@@ -473,7 +476,7 @@ def _asked(m, question: str, scope: str, ask_id: str | None, events):
     own view of all of it) asks every room and keeps the best-supported answer."""
     if scope != MAIN:
         return m.ask(question, project=scope, id=ask_id or None, events=events)
-    rooms = [p["slug"] if isinstance(p, dict) else p.slug for p in m.projects()] + ["unfiled"]
+    rooms = [p.slug for p in m.projects()] + ["unfiled"]
     replies = [m.ask(question, project=r, id=ask_id or None, events=events) for r in rooms]
     answered = [r for r in replies if not r.abstained]
     if not answered:
@@ -514,15 +517,15 @@ def _settle(conflict) -> list[tuple[str, dict]]:
     """The answers a conflict offers, as the CLI's `vyre memory conflicts` words them."""
     sides = conflict.sides
     if not conflict.question.startswith("Same"):  # your correction against newer sessions
-        return [("Still true", {"how": "confirm", "facts": [sides[0]["fact"]]})]
-    newest = max(sides, key=lambda s: s["seen"] or datetime.min)
-    oldest = min(sides, key=lambda s: s["seen"] or datetime.min)
+        return [("Still true", {"how": "confirm", "facts": [sides[0].fact]})]
+    newest = max(sides, key=lambda s: s.seen or datetime.min)
+    oldest = min(sides, key=lambda s: s.seen or datetime.min)
     out = []
-    if newest["rooms"]:
+    if newest.rooms:
         out.append(
             (
                 "No, two people",
-                {"how": "split", "name": conflict.subject, "room": newest["rooms"][0]},
+                {"how": "split", "name": conflict.subject, "room": newest.rooms[0]},
             )
         )
     out.append(
@@ -532,11 +535,11 @@ def _settle(conflict) -> list[tuple[str, dict]]:
                 "how": "ended",
                 "name": conflict.subject,
                 "rel": conflict.rel,
-                "object": oldest["object"],
+                "object": oldest.object,
             },
         )
     )
-    out.append(("Yes, both are true", {"how": "confirm", "facts": [s["fact"] for s in sides]}))
+    out.append(("Yes, both are true", {"how": "confirm", "facts": [s.fact for s in sides]}))
     return out
 
 

@@ -35,6 +35,7 @@ import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -44,7 +45,7 @@ from vyre.api import Memory
 from vyre.errors import CorrectionError, WorldError
 from vyre.models import Fact
 from vyre.resolve import fold
-from vyre.rooms import MAIN
+from vyre.rooms.names import MAIN
 from vyre.rooms.projects import ProjectError
 
 SCORED = ("is", "works_at", "has_title", "client_of", "repo_for", "deadline", "prefers", "decided")
@@ -124,7 +125,7 @@ def score(world: Path, *, engine: str | None = None, repeat: int = 20) -> dict:
             memory.close()
 
 
-def _score(memory: Memory, spec: dict, gold: dict, now, repeat: int) -> dict:
+def _score(memory: Memory, spec: dict, gold: dict, now: datetime, repeat: int) -> dict:
     result = {"world": spec.get("name", ""), **_metrics(memory, gold, now, repeat)}
     if gold.get("ask"):
         kinds = sorted({q.get("kind", "") for q in gold["ask"]} - {""})
@@ -143,7 +144,7 @@ def _score(memory: Memory, spec: dict, gold: dict, now, repeat: int) -> dict:
     return result
 
 
-def apply_script(memory: Memory, script: list[dict], now) -> tuple[list[int], list[dict]]:
+def apply_script(memory: Memory, script: list[dict], now: datetime) -> tuple[list[int], list[dict]]:
     """Run a corrections script (`vyre memory ...` argument lists) as the owner. Returns the
     ids of the rows it recorded, and the steps memory could not apply (a target it does not
     hold): those are misses to score, not a reason to stop."""
@@ -156,7 +157,7 @@ def apply_script(memory: Memory, script: list[dict], now) -> tuple[list[int], li
     return ids, misses
 
 
-def _apply(memory: Memory, step: dict, now) -> int:
+def _apply(memory: Memory, step: dict, now: datetime) -> int:
     args = list(step["args"])
     command = args.pop(0)
     positional, options = [], {}
@@ -170,7 +171,7 @@ def _apply(memory: Memory, step: dict, now) -> int:
     if command == "correct":
         scope = options.get("project", MAIN) if options.get("scope") == "project" else MAIN
         at = config.parse_time(options["at"]) if "at" in options else None
-        row, _ = memory.correct(
+        row = memory.correct(
             target,
             options["action"],
             value=options.get("object"),
@@ -179,11 +180,13 @@ def _apply(memory: Memory, step: dict, now) -> int:
             note=options.get("note"),
             caller="local",
             now=now,
-        )
+        ).correction
     elif command == "merge":
-        row, _ = memory.merge(*positional, caller="local", now=now)
+        row = memory.merge(*positional, caller="local", now=now).correction
     elif command == "split":
-        row, _ = memory.split(positional[0], room=options.get("room"), caller="local", now=now)
+        row = memory.split(
+            positional[0], room=options.get("room"), caller="local", now=now
+        ).correction
     elif command in ("pin", "mute"):
         row = getattr(memory, command)(target, caller="local", now=now)
     else:
@@ -222,7 +225,7 @@ def corrected_gold(gold: dict) -> dict:
     }
 
 
-def _metrics(memory: Memory, gold: dict, now, repeat: int) -> dict:
+def _metrics(memory: Memory, gold: dict, now: datetime, repeat: int) -> dict:
     settings = config.settings()
     enabled = {rel for rel in SCORED if settings.get(f"relations.{rel}", True) is not False}
     gold_facts = [g for g in gold.get("facts", []) if g["rel"] in SCORED]
@@ -277,7 +280,8 @@ def _metrics(memory: Memory, gold: dict, now, repeat: int) -> dict:
 
     # leakage and absent hits
     absent = gold.get("absent", [])
-    leaks, hits = [], defaultdict(int)
+    leaks: list = []
+    hits: dict[str, int] = defaultdict(int)
     named = _named_in_rooms(memory)
     for room, facts in held.items():
         if room == "*":
@@ -477,9 +481,9 @@ def _gold_id(f: Fact, room: str, facts_by_id: dict) -> str | None:
 
 def _named_in_rooms(memory: Memory) -> dict[str, str]:
     """All the text of each room's own sessions, folded, to check a label was ever said."""
-    from vyre.rooms import session_rooms
+    from vyre.rooms.membership import session_rooms
 
-    membership = session_rooms(memory.ledger.sessions(), memory.projects())
+    membership = session_rooms(memory.ledger.sessions(), memory.ledger.projects())
     text: dict[str, list[str]] = defaultdict(list)
     for session, body in memory.ledger.db.execute("SELECT session, text FROM turns"):
         for room in membership.get(session, ()):

@@ -31,6 +31,7 @@ from vyre.api import Memory
 from vyre.ask import recall as recall_search
 from vyre.ask.recall import Ranking
 from vyre.errors import WorldError
+from vyre.models import Passage
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SCORED = (1, 2, 3, 4)
@@ -116,7 +117,7 @@ def _score_locomo(
     that ranking, in the same scope)."""
     sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     latency = []
-    projects = memory.projects()
+    projects = memory.ledger.projects()
     for q in questions:
         evidence = {(e["session_id"], e["seq"]) for e in q["evidence"]}
         if not evidence or not (q["in_recall"] or q.get("adversarial")):
@@ -147,10 +148,10 @@ def _score_locomo(
                 cell[f"hit@{k}"] += bool(got)
     result: dict = {"categories": {}}
     for group in ("single-hop", "multi-hop", "temporal", "open-domain", "overall", "adversarial"):
-        cell = sums.get(group)
-        if cell:
-            n = int(cell["n"])
-            scores = {key: round(value / n, 4) for key, value in cell.items() if key != "n"}
+        sums_of = sums.get(group)
+        if sums_of:
+            n = int(sums_of["n"])
+            scores = {key: round(value / n, 4) for key, value in sums_of.items() if key != "n"}
             result["categories"][group] = {"n": n, **scores}
     result["latency_ms"] = _latency(latency)
     return result
@@ -229,7 +230,7 @@ def _score_world(
     hits = {f"{what}@{k}": 0 for what in ("hit", "answer") for k in KS}
     leaks, latency = 0, []
     rooms: dict[str, set[str]] = {}
-    projects = memory.projects()
+    projects = memory.ledger.projects()
     for q in asks:
         room = memory.room_for(q.get("cwd"))
         started = time.perf_counter()
@@ -257,14 +258,14 @@ def _score_world(
     }
 
 
-def _holds(memory: Memory, passage, groups: list[list[str]]) -> bool:
+def _holds(memory: Memory, passage: Passage, groups: list[list[str]]) -> bool:
     turn = memory.ledger.turn(passage.session, passage.seq)
     text = " ".join((turn or {}).get("text", "").casefold().split())
     return all(any(" ".join(a.casefold().split()) in text for a in group) for group in groups)
 
 
 def _room_sessions(memory: Memory, room: str) -> set[str]:
-    from vyre.rooms import session_rooms
+    from vyre.rooms.membership import session_rooms
 
-    rooms = session_rooms(memory.ledger.sessions(), memory.projects())
+    rooms = session_rooms(memory.ledger.sessions(), memory.ledger.projects())
     return {sid for sid, held in rooms.items() if room in held}

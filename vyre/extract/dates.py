@@ -42,8 +42,9 @@ def resolve(match: re.Match, said: datetime | None) -> date | None:
             return date.fromisoformat(groups["iso"])
         except ValueError:
             return None
-    if groups.get("md") or groups.get("dm"):
-        return _month_day(groups.get("md") or groups.get("dm"), said)
+    month_day = groups.get("md") or groups.get("dm")
+    if month_day:
+        return _month_day(month_day, said)
     if said is None:
         return None
     today = said.date()

@@ -481,9 +481,9 @@ def _addresses(text: str, persons: list, out: list) -> None:
         out.append(_is("address.email", address, "address", quote))
         out.append(_is("domain.email", domain, "domain", quote))
     for start, end, label in persons:
-        m = _ADDRESS_AFTER.match(text, end)
-        if m:
-            address = m.group(1).lower().rstrip(".")
+        after = _ADDRESS_AFTER.match(text, end)
+        if after:
+            address = after.group(1).lower().rstrip(".")
             if address.rsplit("@", 1)[1] in IGNORED_DOMAINS:
                 continue
             out.append(
@@ -494,7 +494,7 @@ def _addresses(text: str, persons: list, out: list) -> None:
                     "has_address",
                     address,
                     "address",
-                    _quote(text, start, m.end()),
+                    _quote(text, start, after.end()),
                 )
             )
 

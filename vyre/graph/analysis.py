@@ -7,12 +7,13 @@ import networkx as nx
 from rapidfuzz import fuzz
 
 from vyre.graph.store import FactRow, GraphStore, MainQueries
+from vyre.models import Hub, MergeCandidate
 
 NEAR = 85  # rapidfuzz token_sort_ratio for names that may be one person
 LINKS = ("has_address", "works_at")
 
 
-def merge_candidates(rows: list[FactRow]) -> list[dict]:
+def merge_candidates(rows: list[FactRow]) -> list[MergeCandidate]:
     """Pairs of near-identical names that share an address or an org, with that evidence."""
     graph = nx.Graph()
     labels: dict[str, str] = {}
@@ -38,19 +39,19 @@ def merge_candidates(rows: list[FactRow]) -> list[dict]:
                     if score < NEAR or not shared:
                         continue
                     out.append(
-                        {
-                            "keep": labels[a],
-                            "other": labels[b],
-                            "kind": kind,
-                            "similarity": round(float(score), 1),
-                            "shared": [graph.edges[a, s]["label"] for s in shared],
-                            "command": f'vyre memory merge "{labels[a]}" "{labels[b]}"',
-                        }
+                        MergeCandidate(
+                            keep=labels[a],
+                            other=labels[b],
+                            kind=kind,
+                            similarity=round(float(score), 1),
+                            shared=tuple(graph.edges[a, s]["label"] for s in shared),
+                            command=f'vyre memory merge "{labels[a]}" "{labels[b]}"',
+                        )
                     )
-    return sorted(out, key=lambda c: (-c["similarity"], c["keep"], c["other"]))
+    return sorted(out, key=lambda c: (-c.similarity, c.keep, c.other))
 
 
-def hub_candidates(store: GraphStore) -> list[dict]:
+def hub_candidates(store: GraphStore) -> list[Hub]:
     """Orgs by how many rooms and sessions name them, with whether the hub rule holds."""
     q = MainQueries(store)
     rooms = q.room_count()
@@ -82,13 +83,13 @@ def hub_candidates(store: GraphStore) -> list[dict]:
             else ""
         )
         out.append(
-            {
-                "org": labels[org],
-                "rooms": degree,
-                "sessions": sessions,
-                "share": round(sessions / total, 3) if total else 0.0,
-                "hub": hub,
-                "why": why,
-            }
+            Hub(
+                org=labels[org],
+                rooms=degree,
+                sessions=sessions,
+                share=round(sessions / total, 3) if total else 0.0,
+                hub=hub,
+                why=why,
+            )
         )
-    return sorted(out, key=lambda h: (not h["hub"], -h["rooms"], -h["sessions"], h["org"]))
+    return sorted(out, key=lambda h: (not h.hub, -h.rooms, -h.sessions, h.org))

@@ -76,7 +76,7 @@ class Engine:
             result.close()
         return rows
 
-    def copy(self, table: str, data) -> None:
+    def copy(self, table: str, data: Any) -> None:  # a pyarrow Table
         """Bulk-load an Arrow table: an order of magnitude faster than row writes."""
         if data.num_rows == 0:
             return

@@ -16,6 +16,7 @@ from vyre.api import Memory
 from vyre.ledger import Ledger
 from vyre.memory import ago
 from vyre.memory.text import phrase
+from vyre.rooms.names import MAIN, UNFILED
 
 BRIEF_CHARS = 600
 ASK_LINE = (
@@ -56,11 +57,10 @@ def _personal_line(memory: Memory, prompt: str, cwd: str | None, session: str | 
     what you have said)": a prompt typed in the person's own session, answered from their
     own words in that room, no model. Anything going wrong adds nothing."""
     from vyre.ask.answer import personal_fact
-    from vyre.rooms import MAIN
 
     room = memory.room_for(cwd, session)
     try:
-        said = personal_fact(memory, prompt, "unfiled" if room == MAIN else room)
+        said = personal_fact(memory, prompt, UNFILED if room == MAIN else room)
     except Exception:  # enrichment fails open
         return ""
     return f"- {said} (from what you have said)" if said else ""
@@ -70,20 +70,20 @@ def brief(memory: Memory, cwd: str | None = None, session: str | None = None) ->
     room = memory.room_for(cwd, session)
     view = memory.overview(room, now=config.now())
     parts = []
-    titles = view["titles"]
+    titles = view.titles
     people = [
         f"{p.subject} ({titles[p.subject]})" if p.subject in titles else p.subject
-        for p in view["people"][:5]
+        for p in view.people[:5]
     ]
     if people:
         parts.append("people: " + ", ".join(people))
-    if view["orgs"]:
-        parts.append("orgs: " + ", ".join(o.subject for o in view["orgs"][:4]))
-    if view["deadlines"]:
+    if view.orgs:
+        parts.append("orgs: " + ", ".join(o.subject for o in view.orgs[:4]))
+    if view.deadlines:
         parts.append(
-            "open deadlines: " + ", ".join(f"{d.subject} {d.object}" for d in view["deadlines"][:3])
+            "open deadlines: " + ", ".join(f"{d.subject} {d.object}" for d in view.deadlines[:3])
         )
-    where = "this project" if room != "unfiled" else "work outside your projects"
+    where = "this project" if room != UNFILED else "work outside your projects"
     head = f"Vyre memory for {where}: " + "; ".join(parts) + "." if parts else ""
     room_left = BRIEF_CHARS - len(ASK_LINE) - 1
     if len(head) > room_left:

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import _json
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook fast path never imports typing
+if TYPE_CHECKING:
+    from typing import Any
+
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 _WHITESPACE = " \t\n\r"
 
@@ -24,10 +28,10 @@ class _Context:
     memo: dict = {}  # noqa: RUF012 (the scanner's own scratch space)
 
 
-_scan = _json.make_scanner(_Context())
+_scan = _json.make_scanner(_Context())  # type: ignore[arg-type]  # a duck-typed decoder
 
 
-def loads(data: bytes | str):
+def loads(data: bytes | str) -> Any:
     """Parse one JSON value; ValueError on anything else (bad UTF-8 included)."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     start = len(text) - len(text.lstrip(_WHITESPACE))
@@ -42,7 +46,7 @@ def loads(data: bytes | str):
     return value
 
 
-def dumps(value) -> str:
+def dumps(value: object) -> str:
     if isinstance(value, str):
         return _json.encode_basestring_ascii(value)
     if value is None:

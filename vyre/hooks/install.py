@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 import vyre
+from vyre.errors import HarnessError
 from vyre.hooks.commands import (
     EVENTS,
     MARKER,
@@ -45,10 +46,6 @@ NEW_SETTINGS_MODE = 0o600
 NEW_PLUGIN_MODE = 0o644
 PLUGIN_NAME = "vyre"
 DESCRIPTION = "Vyre Memory: a local memory of the people, organisations and repos in your work."
-
-
-class HarnessError(Exception):
-    """A settings file or plugin folder Vyre will not change; the message is one line."""
 
 
 @dataclass
@@ -324,12 +321,15 @@ def _scope_status(scope: str, cwd: Path) -> ScopeStatus:
 
 
 def _vyre_hook(event: str, command: str) -> VyreHook:
+    python: str | None
     try:
         python = shlex.split(command)[0]
     except (ValueError, IndexError):
         python = None
-    exists = bool(python) and os.path.isfile(python) and os.access(python, os.X_OK)
-    current = bool(python) and os.path.abspath(python) == os.path.abspath(interpreter())
+    if not python:
+        return VyreHook(event, command, None, python_exists=False, current=False)
+    exists = os.path.isfile(python) and os.access(python, os.X_OK)
+    current = os.path.abspath(python) == os.path.abspath(interpreter())
     return VyreHook(event, command, python, exists, current)
 
 

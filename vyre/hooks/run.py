@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
-from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call
+from vyre.daemon.protocol import call
+from vyre.errors import DaemonUnavailable, VyreError
 from vyre.hooks import fastjson as json
 
 # The Claude Code hook events Vyre answers, in the order they happen in a session. They live
@@ -91,7 +92,7 @@ def _keyed(row: dict, payload: dict) -> dict:
     return row
 
 
-def _learn_prompt(prompt: str, cwd: str, session: str) -> str:
+def _learn_prompt(prompt: str, cwd: str | None, session: str | None) -> str:
     """The learning loop's part of a prompt: a reply to a proposal, a rule heard, a lesson
     broken last turn. Through the daemon, else in this process (only when the prompt could
     matter: cue words, or a proposal waiting for a reply)."""
@@ -109,10 +110,10 @@ def _learn_prompt(prompt: str, cwd: str, session: str) -> str:
         from vyre.learn.prompt import here
 
         try:
-            return here(prompt, cwd, session)
+            return here(prompt, cwd or "", session or "")
         except Exception:  # the prompt goes on without the loop's note
             return ""
-    except DaemonError:
+    except VyreError:
         return ""
 
 
@@ -127,7 +128,7 @@ def _joined(event: str, lessons: str, facts: dict | None) -> dict | None:
 def _context(event: str, op: str, args: dict) -> dict | None:
     try:
         text = call(op, args, caller="hook", timeout=ENRICH_TIMEOUT_S)
-    except (DaemonUnavailable, DaemonError):
+    except VyreError:
         return None
     if not text:
         return None
@@ -157,11 +158,11 @@ def record(event: str, payload: dict, session: str | None) -> None:
         from vyre.learn.hook import spool
 
         spool("tool", [row])  # no daemon: the spool, drained into the ledger before it is read
-    except DaemonError:
+    except VyreError:
         pass
 
 
-def shape(tool: str, tool_input) -> str:
+def shape(tool: str, tool_input: object) -> str:
     """A fingerprint of what kind of call this was: program and subcommand for a shell
     command ("git push"), the file kind for file tools. Hashed: no paths, no arguments.
     The command is read by the learning loop's shell parser (no `shlex`, so no `re`)."""
@@ -182,5 +183,5 @@ def shape(tool: str, tool_input) -> str:
     return _blake2.blake2b(f"{tool}:{kind}".encode(), digest_size=6).hexdigest()
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None

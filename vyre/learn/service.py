@@ -5,7 +5,7 @@ snapshot, proposals and replies, signals, escalation and measurement.
 
 What must stay true (ADR 0007 §§6-11):
 - Stricter is free, looser needs a person: `add`, `accept`, `relax`, `retire`, `decline` and
-  narrowing `scope` are owner-only (`vyre.memory.corrections.require_owner`, which also refuses
+  narrowing `scope` are owner-only (`vyre.callers.require_owner`, which also refuses
   any process inside Claude Code); `edit` tightens for anyone and refuses a weakening, naming
   `vyre learn relax`. Accept by reply comes only from the user's own next prompt.
 - Every change to active lessons rewrites `$VYRE_HOME/lessons.json` atomically and records its
@@ -27,13 +27,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from vyre import config
+from vyre.callers import require_owner
 from vyre.errors import LearnError, WeakeningRefused
 from vyre.learn import checks, judge
 from vyre.learn.distill import Distilled, distill, looks_like_rule, sentences
 from vyre.learn.models import LEVELS, Effect, Job, Lesson, Signal
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_text, ts_value
-from vyre.memory.corrections import require_owner
 
 SNAPSHOT_HASH = judge.SNAPSHOT_HASH
 JOBS_CAP = 200
@@ -425,7 +425,7 @@ class Learn:
     def _project(self, cwd: str | None) -> str | None:
         if not cwd:
             return None
-        from vyre.rooms import room_for_cwd
+        from vyre.rooms.membership import room_for_cwd
 
         room = room_for_cwd(cwd, self.ledger.projects())
         return None if room == "unfiled" else room

@@ -11,10 +11,14 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vyre.errors import LedgerBusy, LedgerError
 from vyre.ledger import search
 from vyre.ledger.migrations import MIGRATIONS
+
+if TYPE_CHECKING:
+    from vyre.models import Thread
 
 # Which turns turns_fts covers: what was said, by the person or the assistant.
 SEARCHED = "by IN ('person', 'agent') AND kind = 'text'"
@@ -152,7 +156,7 @@ class Ledger:
     def session(self, session_id: str) -> dict | None:
         return next((s for s in self._sessions_where("id = ?", session_id)), None)
 
-    def _sessions_where(self, where: str, *args) -> Iterable[dict]:
+    def _sessions_where(self, where: str, *args: object) -> Iterable[dict]:
         cols = ("id", "parent", "cwd", "title", "first_ts", "last_ts", "sidechain", "version")
         for row in self.db.execute(f"SELECT {', '.join(cols)} FROM sessions WHERE {where}", args):
             yield dict(zip(cols, row, strict=True))
@@ -192,7 +196,7 @@ class Ledger:
                 out[sid] = _clip(row[0])
         return {sid: out.get(sid, f"session {sid[:8]}") for sid in ids}
 
-    def thread(self, session: str, seq: int, window: int):
+    def thread(self, session: str, seq: int, window: int) -> Thread:
         from vyre.errors import MemoryUseError
         from vyre.models import Thread, TurnView
 

@@ -8,30 +8,26 @@ changes the graph: decisions are ledger rows, and derive applies them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 
+from vyre.callers import require_owner
+from vyre.errors import CorrectionError
 from vyre.graph import FactRow
 from vyre.ledger import Ledger
-from vyre.memory import corrections as store
-from vyre.memory.corrections import REL_KINDS, CorrectionError
+from vyre.ledger import corrections as store
 from vyre.memory.read import Reader
-from vyre.models import Correction
+from vyre.models import (
+    ACTIONS,
+    RELATION_KINDS,
+    Conflict,
+    ConflictSide,
+    Correction,
+    FactTarget,
+)
 from vyre.resolve import entity_id, fold
-from vyre.rooms import MAIN
+from vyre.rooms.names import MAIN
 
 FACT_ID = re.compile(r"^f[0-9a-f]{10}$")
-
-
-@dataclass
-class Conflict:
-    """Two answers to one question in the main graph, and the commands that settle it."""
-
-    subject: str
-    rel: str
-    question: str
-    sides: list[dict]
-    commands: list[str]
 
 
 class Editor:
@@ -72,7 +68,7 @@ class Editor:
 
     def correct(
         self,
-        target,
+        target: FactTarget,
         action: str,
         *,
         scope: str,
@@ -82,16 +78,16 @@ class Editor:
         at: datetime | None = None,
         note: str | None = None,
     ) -> Correction:
-        store.require_owner(caller)
-        if action not in store.ACTIONS:
-            raise CorrectionError(f"--action must be one of {', '.join(store.ACTIONS)}")
+        require_owner(caller)
+        if action not in ACTIONS:
+            raise CorrectionError(f"--action must be one of {', '.join(ACTIONS)}")
         rooms = [scope] if scope != MAIN else [MAIN, *self._rooms()]
         row = self.locate(target, rooms)
         if row is None and action != "add":
             raise CorrectionError(f"memory holds no fact {' '.join(target)} here")
         if action == "replace" and not value:
             raise CorrectionError("replace needs the new value: --object X")
-        if isinstance(target, str) and scope != MAIN and row.room != scope:
+        if isinstance(target, str) and scope != MAIN and row is not None and row.room != scope:
             raise CorrectionError(f"fact {target} is not in {scope!r}")
         if row is not None:
             fields = {
@@ -100,8 +96,10 @@ class Editor:
                 "prior_rule": row.rules.split(",")[0] or None,
                 "prior_confidence": row.confidence,
             }
+        elif isinstance(target, str):
+            raise CorrectionError(f"no fact {target} to correct")
         else:
-            fields = self._new_fact(*target, rooms)
+            fields = self._new_fact(*target, rooms=rooms)
         return store.record(
             self.ledger,
             {
@@ -117,9 +115,9 @@ class Editor:
             created=when,
         )
 
-    def mark(self, kind: str, target, *, caller: str, when: datetime) -> Correction:
+    def mark(self, kind: str, target: FactTarget, *, caller: str, when: datetime) -> Correction:
         """Pin or mute a fact; mute also takes a name (the whole entity)."""
-        store.require_owner(caller)
+        require_owner(caller)
         rooms = [MAIN, *self._rooms()]
         if kind == "mute" and isinstance(target, str) and not FACT_ID.match(target):
             eid, label, ekind = self.entity(target, rooms)
@@ -134,7 +132,7 @@ class Editor:
         )
 
     def merge(self, keep: str, other: str, *, caller: str, when: datetime) -> Correction:
-        store.require_owner(caller)
+        require_owner(caller)
         rooms = [MAIN, *self._rooms()]
         a, a_label, a_kind = self.entity(keep, rooms)
         b, b_label, b_kind = self.entity(other, rooms)
@@ -159,7 +157,7 @@ class Editor:
         )
 
     def split(self, name: str, room: str | None, *, caller: str, when: datetime) -> Correction:
-        store.require_owner(caller)
+        require_owner(caller)
         rooms = [room] if room else [MAIN, *self._rooms()]
         eid, label, kind = self.entity(name, rooms)
         return store.record(
@@ -188,7 +186,7 @@ class Editor:
         rooms = {r: self.reader.room(r) for r in self.reader.rooms() if r != MAIN} if groups else {}
         out = []
         for (subject, rel), rows in sorted(groups.items()):
-            sides = []
+            sides: list[ConflictSide] = []
             eid = next(r.subject for r in main.rows if r.id == rows[0].id)
             user = [
                 r
@@ -203,45 +201,54 @@ class Editor:
                     + other.by_subject.get(f"{_base(eid)}@{room}", [])
                     if r.rel == rel and r.object_label == f.object and r.valid_to is None
                 )
-                sides.append({"object": f.object, "rooms": holders, "seen": f.seen, "fact": f.id})
+                sides.append(
+                    ConflictSide(object=f.object, rooms=tuple(holders), seen=f.seen, fact=f.id)
+                )
             if user:
                 said = user[0]
                 question = (
                     f"You said {subject} {_verb(rel)} {said.object_label}; newer "
-                    f"sessions say {', '.join(s['object'] for s in sides)}. Still true?"
+                    f"sessions say {', '.join(s.object for s in sides)}. Still true?"
                 )
                 commands = [
                     f"vyre memory correct {said.id} --action confirm",
-                    f"vyre memory correct {said.id} --action replace "
-                    f'--object "{sides[0]["object"]}"',
+                    f'vyre memory correct {said.id} --action replace --object "{sides[0].object}"',
                 ]
                 sides.insert(
                     0,
-                    {
-                        "object": said.object_label,
-                        "rooms": ["your correction"],
-                        "seen": said.seen,
-                        "fact": said.id,
-                    },
+                    ConflictSide(
+                        object=said.object_label,
+                        rooms=("your correction",),
+                        seen=said.seen,
+                        fact=said.id,
+                    ),
                 )
             else:
                 question = f"Same {subject}?"
-                newest = max(sides, key=lambda s: s["seen"] or datetime.min)
-                oldest = min(sides, key=lambda s: s["seen"] or datetime.min)
+                newest = max(sides, key=lambda s: s.seen or datetime.min)
+                oldest = min(sides, key=lambda s: s.seen or datetime.min)
                 commands = []
-                if newest["rooms"]:
+                if newest.rooms:
                     commands.append(
-                        f'no, two people: vyre memory split "{subject}" --room {newest["rooms"][0]}'
+                        f'no, two people: vyre memory split "{subject}" --room {newest.rooms[0]}'
                     )
                 commands.append(
                     f'yes, and they moved: vyre memory correct "{subject}" {rel} '
-                    f'"{oldest["object"]}" --action ended'
+                    f'"{oldest.object}" --action ended'
                 )
                 commands.append(
-                    f"yes, both are true: vyre memory correct {oldest['fact']} "
+                    f"yes, both are true: vyre memory correct {oldest.fact} "
                     "--action confirm (and the other)"
                 )
-            out.append(Conflict(subject, rel, question, sides, commands))
+            out.append(
+                Conflict(
+                    subject=subject,
+                    rel=rel,
+                    question=question,
+                    sides=tuple(sides),
+                    commands=tuple(commands),
+                )
+            )
         return out
 
     # -- helpers ----------------------------------------------------------------------------
@@ -250,9 +257,11 @@ class Editor:
         return [r for r in self.reader.rooms() if r != MAIN]
 
     def _new_fact(self, subject: str, rel: str, obj: str, rooms: list[str]) -> dict:
-        if rel not in REL_KINDS:
-            raise CorrectionError(f"cannot add a {rel!r} fact; relations: {', '.join(REL_KINDS)}")
-        skind, okind = REL_KINDS[rel]
+        if rel not in RELATION_KINDS:
+            raise CorrectionError(
+                f"cannot add a {rel!r} fact; relations: {', '.join(RELATION_KINDS)}"
+            )
+        skind, okind = RELATION_KINDS[rel]
         try:
             sid, slabel, _ = self.entity(subject, rooms)
         except CorrectionError:

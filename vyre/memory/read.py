@@ -9,14 +9,18 @@ room. A room only ever reads its own rows: `relevant` for a folder outside every
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from vyre.graph import EvidenceRow, FactRow, GraphStore
 from vyre.memory import relevant as enrich
 from vyre.memory.decay import fresh, stale
-from vyre.models import Fact, Source
+from vyre.models import Correction, Entity, EntityFacts, EntityPage, Fact, Overview, Source
 from vyre.resolve import ENTITY_KINDS, fold
+
+# () -> (a key that changes with them, the active pin and mute rows)
+Controls = Callable[[], tuple[str, list[Correction]]]
 
 
 @dataclass
@@ -36,11 +40,13 @@ class Reader:
     """`check_digests=False` is for an owner that knows when rows change (the daemon): it
     then calls `invalidate()` after each derive, and cached rooms cost no query at all."""
 
-    def __init__(self, store: GraphStore, controls=None, *, check_digests: bool = True):
+    def __init__(
+        self, store: GraphStore, controls: Controls | None = None, *, check_digests: bool = True
+    ) -> None:
         self.store = store
         self._cache: dict[str, RoomView] = {}
         # () -> (key, active pin and mute rows): read-time choices that change no rows
-        self._controls = controls or (lambda: ("", []))
+        self._controls: Controls = controls or (lambda: ("", []))
         self._check = check_digests
 
     # -- rooms --------------------------------------------------------------------------
@@ -130,8 +136,8 @@ class Reader:
             hits = [eid for eid, (label, _) in view.labels.items() if fold(label) == target]
         return sorted(set(hits))
 
-    def about(self, name: str, room: str, now: datetime) -> list[tuple[str, str, list[Fact]]]:
-        """(label, kind, facts) for each entity the name points at in the room."""
+    def about(self, name: str, room: str, now: datetime) -> list[Entity]:
+        """Each entity the name points at in the room, with its facts."""
         view = self.room(room)
         out = []
         for eid in self.find(name, room):
@@ -143,7 +149,7 @@ class Reader:
             ]
             facts = [self.fact(r, view, now) for r in rows]
             facts.sort(key=lambda f: (f.rel != "is", f.status == "closed", f.rel, f.object))
-            out.append((label, kind, facts))
+            out.append(Entity(name=label, kind=kind, facts=tuple(facts)))
         return out
 
     def why(
@@ -161,10 +167,9 @@ class Reader:
                     out.append(self.fact(row, view, now))
         return out
 
-    def entities(self, room: str, now: datetime, *, offset: int = 0, limit: int = 40):
+    def entities(self, room: str, now: datetime, *, offset: int = 0, limit: int = 40) -> EntityPage:
         """One page of a room's entities, each with its open facts, and the room's open
         deadlines: only the page's rows become `Fact`s, so a large room costs one page."""
-        from vyre.models import EntityFacts, EntityPage
 
         view = self.room(room)
         if view.order is None:
@@ -245,7 +250,7 @@ class Reader:
 
     # -- overview -------------------------------------------------------------------------
 
-    def overview(self, room: str, now: datetime) -> dict:
+    def overview(self, room: str, now: datetime) -> Overview:
         facts = self.facts(room, now, mentions=True)
         kinds: dict[str, int] = defaultdict(int)
         mentions: dict[str, int] = defaultdict(int)
@@ -261,27 +266,28 @@ class Reader:
         deadlines = sorted(
             (f for f in facts if f.rel == "deadline"), key=lambda f: (f.object, f.subject)
         )
-        return {
-            "room": room,
-            "counts": dict(sorted(kinds.items())),
-            "facts": sum(1 for f in facts if f.rel not in ("is", "mentioned_in")),
-            "people": people,
-            "orgs": orgs,
-            "deadlines": deadlines,
-            "conflicts": [f for f in facts if f.status == "conflict"],
-            "stale": sum(1 for f in facts if f.stale and f.rel != "mentioned_in"),
-            "mentions": dict(mentions),
-            "titles": titles,
-        }
+        return Overview(
+            room=room,
+            counts=dict(sorted(kinds.items())),
+            facts=sum(1 for f in facts if f.rel not in ("is", "mentioned_in")),
+            people=tuple(people),
+            orgs=tuple(orgs),
+            deadlines=tuple(deadlines),
+            conflicts=tuple(f for f in facts if f.status == "conflict"),
+            stale=sum(1 for f in facts if f.stale and f.rel != "mentioned_in"),
+            mentions=dict(mentions),
+            titles=titles,
+        )
 
 
 def _closed(row: FactRow, now: datetime) -> bool:
     return row.status == "closed" or (row.valid_to is not None and row.valid_to <= now)
 
 
-def _choices(rows) -> tuple[set, set]:
+def _choices(rows: Iterable[Correction]) -> tuple[set[object], set[object]]:
     """(pinned fact keys, muted fact keys and entity ids) from the user's pin and mute rows."""
-    pins, muted = set(), set()
+    pins: set[object] = set()
+    muted: set[object] = set()
     for c in rows:
         key = (c.subject, c.rel, c.object) if c.rel else c.subject
         (pins if c.kind == "pin" else muted).add(key)

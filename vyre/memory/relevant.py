@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -36,6 +36,8 @@ from vyre.extract.lexicon import ORG_NOISE
 from vyre.graph import EvidenceRow, FactRow
 from vyre.memory.decay import fresh
 from vyre.resolve import ENTITY_KINDS, fold
+
+Hit = Callable[..., None]  # hit(entity id, strength, span=()): the prompt names it
 
 # What a fact is worth in a prompt, by relation.
 WEIGHT = {
@@ -218,7 +220,9 @@ def build(
     return index
 
 
-def _index_topics(index: RoomIndex, rows: list[FactRow], evidence) -> None:
+def _index_topics(
+    index: RoomIndex, rows: list[FactRow], evidence: dict[str, list[EvidenceRow]]
+) -> None:
     for row in rows:
         if row.rel == "deadline":
             index.deadlines.append(row)
@@ -356,7 +360,7 @@ def rank(
     prompt_text: str,
     now: datetime,
     *,
-    closed,
+    closed: Callable[[FactRow], bool],
     pins: set,
     muted: set,
 ) -> list[tuple[float, FactRow]]:
@@ -463,7 +467,7 @@ def _org_of(index: RoomIndex, domain: str) -> str:
     return index.org_cores.get(re.sub(r"\W", "", domain.split(".")[0]), "")
 
 
-def _address(index: RoomIndex, address: str, hit) -> None:
+def _address(index: RoomIndex, address: str, hit: Hit) -> None:
     """An address brings its person; one memory holds no owner for is read by its parts."""
     eid = index.addresses.get(address)
     if eid and eid in index.owner:

@@ -14,6 +14,8 @@ Rules (ADR 0007 §2):
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from vyre.extract.lexicon import ORG_WORDS
 from vyre.resolve.names import entity_id, fold, org_core, org_key, person_key
@@ -22,7 +24,7 @@ ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
 
 
 class _UnionFind:
-    def __init__(self):
+    def __init__(self) -> None:
         self.parent: dict[str, str] = {}
 
     def find(self, x: str) -> str:
@@ -46,10 +48,10 @@ class Identities:
     def __init__(
         self,
         mentions: list[tuple],
-        taught_orgs: list[str] = (),
+        taught_orgs: Sequence[str] = (),
         *,
         merges: dict[str, str] | None = None,
-        splits: set[str] = frozenset(),
+        splits: AbstractSet[str] = frozenset(),
         room: str = "",
     ):
         # The user's merges (merged id -> kept id) and splits (ids that are a different

@@ -1,15 +1,3 @@
-"""Projects and rooms: which sessions each room reads, and deriving each room's beliefs."""
-
-from vyre.rooms.membership import MAIN, UNFILED, project_for_cwd, room_for_cwd, session_rooms
-from vyre.rooms.pipeline import DeriveReport, derive, plan
-
-__all__ = [
-    "MAIN",
-    "UNFILED",
-    "DeriveReport",
-    "derive",
-    "plan",
-    "project_for_cwd",
-    "room_for_cwd",
-    "session_rooms",
-]
+"""Projects and rooms: which sessions each room reads (`membership`), deriving each room's
+beliefs (`pipeline`, `derive`, `main_graph`), the user's corrections applied there
+(`corrections`), and the room names every package shares (`names`)."""

@@ -16,6 +16,10 @@ never brings a person into a room that never named them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
 from vyre.graph import FactRow
 from vyre.models import Correction
 from vyre.resolve import entity_id
@@ -43,9 +47,13 @@ def identity_changes(corrections: list[Correction]) -> tuple[dict[str, str], set
     return merges, splits
 
 
-def wrong_keys(corrections: list[Correction], canon) -> tuple[set[tuple], set[str]]:
+Canon = Callable[[str], str]  # an entity id -> the id this room keeps for it
+
+
+def wrong_keys(corrections: list[Correction], canon: Canon) -> tuple[set[tuple], set[str]]:
     """(facts, entities) the user said are wrong, as this room names them."""
-    facts, entities = set(), set()
+    facts: set[tuple] = set()
+    entities: set[str] = set()
     for c in corrections:
         if c.kind != "correct" or c.action != "wrong":
             continue
@@ -59,10 +67,10 @@ def wrong_keys(corrections: list[Correction], canon) -> tuple[set[tuple], set[st
 def apply(
     rows: list[FactRow],
     corrections: list[Correction],
-    canon,
+    canon: Canon,
     room: str,
-    fact_id,
-    later_evidence,
+    fact_id: Callable[[str, str, str, str], str],
+    later_evidence: Callable[[str, datetime], datetime | None],
     *,
     bring_new: bool = False,
 ) -> list[FactRow]:
@@ -71,11 +79,13 @@ def apply(
     `later_evidence(fid, at)` gives the first time a fact was said after `at` (or None).
     `bring_new` (the main graph only) lets an everywhere-scoped add name someone new.
     """
-    by_key = {(r.subject, r.rel, r.object): r for r in rows}
+    by_key: dict[tuple[str, str, str | None], FactRow] = {
+        (r.subject, r.rel, r.object): r for r in rows
+    }
     present = {r.subject for r in rows if r.rel == "is"} | {"owner"}
     out = {r.id: r for r in rows}
     for c in sorted(corrections, key=lambda c: c.id):
-        if c.kind != "correct" or c.action == "wrong":
+        if c.kind != "correct" or c.action == "wrong" or c.rel is None:
             continue
         subject = canon(c.subject)
         if (
@@ -106,7 +116,7 @@ def apply(
                 rules=_rules(row.rules, "user.confirm"),
             )
         if c.action in ("replace", "add"):
-            label = c.value if c.action == "replace" else c.object_label
+            label = (c.value if c.action == "replace" else c.object_label) or ""
             kind = c.object_kind or "value"
             obj = canon(entity_id(kind, label)) if kind != "owner" else "owner"
             new = FactRow(
@@ -163,5 +173,5 @@ def _rules(rules: str, extra: str) -> str:
     return ",".join(sorted({*rules.split(","), extra} - {""}))
 
 
-def _with(row: FactRow, **changes) -> FactRow:
+def _with(row: FactRow, **changes: Any) -> FactRow:
     return FactRow(**{**vars(row), **changes})

@@ -154,7 +154,7 @@ def derive_room(inp: RoomInput) -> RoomRows:
         by_rel[claim.rel].append(claim)
     for claim in by_rel.pop("is", []):
         out.fact(claim)
-    if org_id:  # the project teaches its org and that the org is the owner's client
+    if org_id and inp.org:  # the project teaches its org and that the org is the owner's client
         out.taught(org_id, "org", "is", "kind:org", "kind", inp.org, "org", "org.project")
         out.taught(
             org_id, "org", "client_of", "owner", "owner", inp.org, "owner", "client_of.project"
@@ -188,6 +188,7 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
         if rel in ("prefers", "decided") and not inp.settings.get(f"relations.{rel}"):
             continue
         sid = ident.resolve(subj, skind)
+        oid: str | None
         if rel == "is":
             oid, okind = f"kind:{skind}", "kind"
         elif rel == "git_remote":
@@ -265,9 +266,9 @@ def _deadlines(claims: list[Claim], out: _Writer) -> None:
         for i, c in enumerate(cands):
             due = date.fromisoformat(c.object.removeprefix("date:"))
             closes = datetime.combine(due, datetime.min.time()) + DEADLINE_GRACE
-            later = [n for n in cands[i + 1 :] if n.first and c.last and n.first > c.last]
+            later = [n.first for n in cands[i + 1 :] if n.first and c.last and n.first > c.last]
             if later:
-                closes = min(closes, later[0].first)
+                closes = min(closes, later[0])
             out.fact(c, valid_to=closes, status="")
 
 
@@ -403,7 +404,14 @@ class _Writer:
         later = [e.ts for e in claim.evidence if e.ts and e.ts > at] if claim else []
         return min(later) if later else None
 
-    def fact(self, c: Claim, *, valid_to=None, status: str = "", object_label=None) -> None:
+    def fact(
+        self,
+        c: Claim,
+        *,
+        valid_to: datetime | None = None,
+        status: str = "",
+        object_label: str | None = None,
+    ) -> None:
         fid = fact_id(self.room, c.subject, c.rel, c.object)
         if fid in self._done:
             return
@@ -443,7 +451,17 @@ class _Writer:
                 EvidenceRow(fid, self.room, c.subject, e.session, e.seq, e.ts, e.rule, e.quote)
             )
 
-    def taught(self, sid, skind, rel, oid, okind, slabel, olabel, rule) -> None:
+    def taught(
+        self,
+        sid: str,
+        skind: str,
+        rel: str,
+        oid: str,
+        okind: str,
+        slabel: str,
+        olabel: str,
+        rule: str,
+    ) -> None:
         fid = fact_id(self.room, sid, rel, oid)
         if fid in self._done:
             return

@@ -9,8 +9,7 @@ transcript is in its parent session's rooms. Folder names are never decoded into
 
 from __future__ import annotations
 
-UNFILED = "unfiled"
-MAIN = "*"
+from vyre.rooms.names import UNFILED
 
 
 def _under(cwd: str, folder: str) -> int:

@@ -12,31 +12,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 from vyre.extract import RULES_VERSION
 from vyre.graph import GraphStore
 from vyre.ledger import Ledger
-from vyre.memory import corrections as corrections_store
+from vyre.ledger import corrections as corrections_store
+from vyre.models import DeriveReport
 from vyre.rooms.corrections import in_scope
 from vyre.rooms.derive import RoomInput, derive_room
-from vyre.rooms.main import derive_main
-from vyre.rooms.membership import MAIN, UNFILED, session_rooms
+from vyre.rooms.main_graph import derive_main
+from vyre.rooms.membership import session_rooms
+from vyre.rooms.names import MAIN, UNFILED
 
 DERIVE_VERSION = "1"
-
-
-@dataclass
-class DeriveReport:
-    rooms: list[str] = field(default_factory=list)  # rooms re-derived
-    dropped: list[str] = field(default_factory=list)
-    facts: int = 0
-    main_stale: bool = False  # the main graph still waits for its turn
-
-    def summary(self) -> str:
-        if not self.rooms and not self.dropped:
-            return "memory is up to date"
-        return f"derived {len(self.rooms)} room(s), {self.facts:,} facts"
 
 
 def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
@@ -79,7 +67,7 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
 
 def derive(
     ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = False, main: bool = True
-):
+) -> DeriveReport:
     """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
 
     The daemon derives rooms at once and the main graph a moment later: prompts read rooms.
@@ -116,9 +104,9 @@ def derive(
     ).hexdigest()
     report.main_stale = stored.get(MAIN) != main_digest
     if main and (stale or gone or report.main_stale):
-        main = derive_main(store, main_digest, main_corrections)
-        store.replace_rooms([main])
-        report.facts += len(main.facts)
+        main_rows = derive_main(store, main_digest, main_corrections)
+        store.replace_rooms([main_rows])
+        report.facts += len(main_rows.facts)
         store.prune()
         report.main_stale = False
     return report

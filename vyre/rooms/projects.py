@@ -8,10 +8,10 @@ from collections import Counter
 
 from vyre.errors import ProjectError
 from vyre.ledger import Ledger
-from vyre.rooms.membership import UNFILED, project_for_cwd
+from vyre.rooms.membership import project_for_cwd
+from vyre.rooms.names import RESERVED
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
-RESERVED = {UNFILED, "*", "all"}
 
 
 def add(ledger: Ledger, slug: str, name: str, folders: list[str], org: str | None) -> list[str]:
@@ -69,6 +69,11 @@ def remove(ledger: Ledger, slug: str) -> None:
     _require(ledger, slug)
     with ledger.transaction() as db:
         db.execute("DELETE FROM projects WHERE slug = ?", (slug,))
+
+
+def slug_for(folder: str) -> str:
+    """A project slug `add` accepts, made from a folder's name."""
+    return folder.rstrip("/").rsplit("/", 1)[-1].lower() or "home"
 
 
 def suggest(ledger: Ledger, limit: int = 10) -> list[tuple[str, int]]:

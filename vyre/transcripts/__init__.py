@@ -1,5 +1,5 @@
 """Claude Code transcripts: find them, read them incrementally, and say who wrote each turn."""
 
-from vyre.transcripts.ingest import IngestReport, MissingRoot, ingest, reextract, transcript_files
+from vyre.transcripts.ingest import MissingRoot, ingest, reextract, transcript_files
 
-__all__ = ["IngestReport", "MissingRoot", "ingest", "reextract", "transcript_files"]
+__all__ = ["MissingRoot", "ingest", "reextract", "transcript_files"]

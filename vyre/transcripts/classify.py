@@ -153,7 +153,9 @@ def drafts(record: dict, seq: int, ts: str | None) -> list[Draft]:
     return [Draft(seq, ts, "user", by, what, text, sidechain)]
 
 
-def _assistant(message: dict, content, seq: int, ts: str | None, sidechain: bool) -> list[Draft]:
+def _assistant(
+    message: dict, content: object, seq: int, ts: str | None, sidechain: bool
+) -> list[Draft]:
     msg = message.get("id")
     msg = msg if isinstance(msg, str) and msg else None
     if isinstance(content, str):
@@ -174,7 +176,9 @@ def _assistant(message: dict, content, seq: int, ts: str | None, sidechain: bool
 def _tool_use_line(block: dict) -> str:
     name = block.get("name")
     name = name if isinstance(name, str) and name else "tool"
-    data = block.get("input") if isinstance(block.get("input"), dict) else {}
+    data = block.get("input")
+    if not isinstance(data, dict):
+        data = {}
     details = (data.get(k) for k in ("command", "file_path", "pattern"))
     detail = next((d for d in details if isinstance(d, str) and d), "")
     return f"{name}: {detail[:300]}".rstrip(": ")

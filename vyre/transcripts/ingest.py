@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import stat
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from vyre.errors import MissingRoot
 from vyre.ledger import Ledger
+from vyre.models import IngestReport
 from vyre.transcripts.classify import Draft
 from vyre.transcripts.lines import Read, Repaired, Unread, parse, read
 
@@ -35,45 +36,6 @@ BATCH_BYTES = 32 << 20
 # extract(draft, session_id) -> mention rows (rule, subject, subject_kind, rel, object,
 # object_kind, quote); the ingest adds session, seq and ts.
 Extractor = Callable[[Draft], list[tuple]]
-
-
-@dataclass
-class IngestReport:
-    files: int = 0
-    read: int = 0  # files with new bytes
-    records: int = 0
-    turns: int = 0
-    by: Counter = field(default_factory=Counter)
-    skipped: Counter = field(default_factory=Counter)  # lines nothing was taken from, by why
-    repaired: Counter = field(default_factory=Counter)  # lines read without one bad value
-    ignored: Counter = field(default_factory=Counter)
-    rewrites: int = 0
-    pending: int = 0  # unfinished last lines left for the next run
-    empty: int = 0  # 0-byte files (nothing to read yet)
-    sessions: set[str] = field(default_factory=set)  # sessions that changed
-
-    def summary(self) -> str:
-        by = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by.items()))
-        line = f"{self.files:,} files ({self.read:,} with new lines), {self.turns:,} new turns"
-        if by:
-            line += f" ({by})"
-        skipped = sum(self.skipped.values())
-        if skipped:
-            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.skipped.items()))
-            line += f"; skipped {skipped:,} lines: {reasons}"
-        else:
-            line += "; skipped 0 lines"
-        repaired = sum(self.repaired.values())
-        if repaired:
-            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.repaired.items()))
-            line += f"; repaired {repaired:,} lines: {reasons}"
-        if self.empty:
-            line += f"; {self.empty} empty files"
-        if self.pending:
-            line += f"; {self.pending} unfinished last lines left for next time"
-        if self.rewrites:
-            line += f"; {self.rewrites} rewritten files read again"
-        return line
 
 
 def transcript_files(root: Path) -> list[Path]:
@@ -93,7 +55,7 @@ def ingest(
     root: Path,
     extract: Extractor,
     *,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], object] | None = None,
     paths: list[Path] | None = None,
 ) -> IngestReport:
     """Read new lines under root (or only `paths`, when a watcher knows what changed)."""
@@ -127,7 +89,14 @@ def ingest(
     return report
 
 
-def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, report) -> int:
+def _ingest_file(
+    db: sqlite3.Connection,
+    path: Path,
+    state: tuple | None,
+    claimed: dict[str, str],
+    extract: Extractor,
+    report: IngestReport,
+) -> int:
     """Read one file's new lines into the open transaction; returns the bytes read."""
     key = str(path)
     try:
@@ -198,7 +167,15 @@ def _ingest_file(db, path: Path, state, claimed: dict, extract: Extractor, repor
 
 
 def _store(
-    db, session: str, parent, first_seq: int, parsed: list, extract, report, *, continued: bool
+    db: sqlite3.Connection,
+    session: str,
+    parent: str | None,
+    first_seq: int,
+    parsed: list,
+    extract: Extractor,
+    report: IngestReport,
+    *,
+    continued: bool,
 ) -> None:
     turns: list[Draft] = []
     meta = {
@@ -218,11 +195,9 @@ def _store(
             report.records += 1
             report.ignored[line.kind] += 1
             continue
-        if isinstance(line, Repaired):
-            line, repair = line.record, line.reason
-        else:
-            repair = None
-        got = read(line, first_seq + i)
+        repair = line.reason if isinstance(line, Repaired) else None
+        record = line.record if isinstance(line, Repaired) else line
+        got = read(record, first_seq + i)
         if isinstance(got, str):
             report.skipped[got] += 1
             continue
@@ -256,7 +231,9 @@ def _store(
     _upsert_session(db, session, meta)
 
 
-def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: bool) -> None:
+def _merge_assistant_messages(
+    db: sqlite3.Connection, session: str, turns: list[Draft], continued: bool
+) -> None:
     """One assistant message is one turn, though Claude Code writes a line per block.
 
     Text from later lines of a message is appended to its first text turn, whether that
@@ -302,7 +279,7 @@ def _note_session(meta: dict, got: Read) -> None:
         meta["last"] = max(meta["last"] or got.ts, got.ts)
 
 
-def _upsert_session(db, session: str, meta: dict) -> None:
+def _upsert_session(db: sqlite3.Connection, session: str, meta: dict) -> None:
     db.execute(
         "INSERT INTO sessions (id, parent, cwd, title, first_ts, last_ts, sidechain, version) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (id) DO UPDATE SET "
@@ -343,7 +320,7 @@ class _NotRegular(Exception):
     """A path named like a transcript that is not a regular file (a FIFO, a device)."""
 
 
-def _open_regular(path: Path):
+def _open_regular(path: Path) -> BinaryIO:
     """The file for reading, only if it is a regular file. Opened without blocking, so a
     FIFO is refused rather than waited on for a writer that never comes."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -363,7 +340,7 @@ def _digest(data: bytes) -> str:
 
 def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None = None) -> int:
     """Run the rules again over stored turns (after the rules changed). Returns turns read."""
-    where, args = ("", ())
+    where, args = "", ()  # type: str, tuple[str, ...]
     if sessions is not None:
         ids = sorted(set(sessions))
         where = f" WHERE session IN ({','.join('?' * len(ids))})"
@@ -375,7 +352,7 @@ def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None
             f"SELECT session, seq, ts, role, by, kind, text, sidechain, msg FROM turns{where}",
             args,
         ).fetchall()
-        out = []
+        out: list[tuple] = []
         for session, seq, ts, role, by, kind, text, side, msg in rows:
             d = Draft(seq, ts, role, by, kind, text, bool(side), msg)
             out.extend((session, seq, *m, ts) for m in extract(d))

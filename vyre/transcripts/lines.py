@@ -202,7 +202,7 @@ def _read(record: dict, seq: int) -> Read | str:
     return "unknown record type"
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
@@ -212,7 +212,7 @@ EARLIEST = datetime(1970, 1, 1)
 LATEST = datetime(9000, 1, 1)
 
 
-def timestamp(value) -> str | None:
+def timestamp(value: object) -> str | None:
     """A record's timestamp as naive-UTC ISO text, or None when it is not a time."""
     if not isinstance(value, str):
         return None

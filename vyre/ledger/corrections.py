@@ -12,28 +12,13 @@ What must stay true (ADR 0007 §4):
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime
 
-from vyre.errors import CorrectionError, OwnerOnly
-from vyre.ledger import Ledger
-from vyre.ledger.store import ts_text, ts_value
-from vyre.models import Correction
-
-ACTIONS = ("wrong", "ended", "replace", "confirm", "add")
-OWNER_CALLERS = frozenset({"cli", "deck", "local"})
-
-# The kinds a relation joins, for facts the user adds that memory never saw.
-REL_KINDS: dict[str, tuple[str, str]] = {
-    "works_at": ("person", "org"),
-    "has_title": ("person", "value"),
-    "client_of": ("org", "owner"),
-    "repo_for": ("repo", "org"),
-    "deadline": ("thing", "date"),
-    "prefers": ("owner", "value"),
-    "decided": ("owner", "value"),
-    "has_address": ("person", "address"),
-    "domain_of": ("domain", "org"),
-}
+from vyre.callers import require_owner
+from vyre.errors import CorrectionError
+from vyre.ledger.store import Ledger, ts_text, ts_value
+from vyre.models import ACTIONS, Correction
 
 _COLUMNS = (
     "id",
@@ -58,23 +43,6 @@ _COLUMNS = (
 )
 
 
-def require_owner(caller: str) -> None:
-    """Owner callers only, and never from inside Claude Code: a one-line Python call through
-    the library claiming `local` from the model's shell is refused here, not only in the CLI."""
-    from vyre import presence
-
-    if caller not in OWNER_CALLERS:
-        raise OwnerOnly(
-            "refused: only you can change memory, at a real terminal outside Claude Code "
-            f"(this caller is {caller!r})"
-        )
-    if presence.inside_claude_code():
-        raise OwnerOnly(
-            "refused: this process runs inside Claude Code; only you, at your own terminal, "
-            "can change memory or loosen a lesson"
-        )
-
-
 def record(ledger: Ledger, row: dict, *, caller: str, created: datetime) -> Correction:
     """Store one decision (and, for a correction, its event). Returns the stored row."""
     require_owner(caller)
@@ -89,6 +57,7 @@ def record(ledger: Ledger, row: dict, *, caller: str, created: datetime) -> Corr
             (*values.values(), ts_text(created)),
         )
         cid = cur.lastrowid
+        assert cid is not None  # an INSERT always has one
         if row["kind"] == "correct":
             _event(
                 db,
@@ -149,7 +118,7 @@ def events(ledger: Ledger, kind: str | None = None) -> list[dict]:
     return [{"kind": k, **json.loads(d)} for k, d in rows]
 
 
-def _event(db, when: datetime, kind: str, data: dict) -> None:
+def _event(db: sqlite3.Connection, when: datetime, kind: str, data: dict) -> None:
     db.execute(
         "INSERT INTO events (ts, kind, data) VALUES (?, ?, ?)",
         (ts_text(when), kind, json.dumps(data, sort_keys=True)),

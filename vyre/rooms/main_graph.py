@@ -15,27 +15,28 @@ What must stay true (ADR 0007 §1):
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 
 from vyre.graph import EvidenceRow, FactRow, GraphStore, MainQueries, RoomRows
 from vyre.models import Correction
 from vyre.rooms.corrections import USER_SOURCES
 from vyre.rooms.corrections import apply as apply_corrections
 from vyre.rooms.derive import EVIDENCE_KEEP_FIRST, EVIDENCE_KEEP_LAST, fact_id
-from vyre.rooms.membership import MAIN
+from vyre.rooms.names import MAIN
 
 MAIN_RELS = ("is", "works_at", "has_address")
 CONFLICT_WINDOW = timedelta(days=90)
 HUB_SESSION_SHARE = 0.12
 
 
-def derive_main(store: GraphStore, digest: str, corrections: list[Correction] = ()) -> RoomRows:
+def derive_main(store: GraphStore, digest: str, corrections: Sequence[Correction] = ()) -> RoomRows:
     q = MainQueries(store)
     canon = _identities(q.shared_addresses())
     hubs = _hubs(q)
     rows = [f for f in store.facts() if f.room != MAIN and f.rel in MAIN_RELS]
     wanted = {f.id for f in rows}
-    evidence = defaultdict(list)
+    evidence: dict[str, list[EvidenceRow]] = defaultdict(list)
     for e in store.evidence():
         if e.fact in wanted:
             evidence[e.fact].append(e)
@@ -50,7 +51,7 @@ def derive_main(store: GraphStore, digest: str, corrections: list[Correction] = 
         open_rows = [m for m in members if m.valid_to is None]
         status, valid_to = "", None
         if not open_rows:
-            status, valid_to = "closed", max(m.valid_to for m in members)
+            status, valid_to = "closed", max(m.valid_to for m in members if m.valid_to)
         if rel == "works_at" and (subject, obj) in verdicts:
             status, closes = verdicts[(subject, obj)]
             valid_to = closes if status == "closed" else valid_to
@@ -87,7 +88,7 @@ def derive_main(store: GraphStore, digest: str, corrections: list[Correction] = 
             )
     facts = _user_outranks(out.facts)
 
-    def said_after(fid: str, at):
+    def said_after(fid: str, at: datetime) -> datetime | None:
         later = [e.ts for e in out.evidence if e.fact == fid and e.ts and e.ts > at]
         return min(later) if later else None
 
@@ -138,7 +139,7 @@ def _evidence_order(e: EvidenceRow) -> tuple:
     return (e.ts is not None, e.ts or 0, e.session, e.seq, e.rule)
 
 
-def _identities(pairs: list[tuple[str, str]]):
+def _identities(pairs: list[tuple[str, str]]) -> Callable[[str], str]:
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -164,7 +165,7 @@ def _hubs(q: MainQueries) -> set[str]:
     return hubs - taught
 
 
-def _works_at_verdicts(q: MainQueries, canon) -> dict[tuple[str, str], tuple]:
+def _works_at_verdicts(q: MainQueries, canon: Callable[[str], str]) -> dict[tuple[str, str], tuple]:
     """(person, org) -> (status, closes) where rooms' winners disagree."""
     verdicts: dict[tuple[str, str], tuple] = {}
     for person, x, x_from, x_seen, y, y_from, y_seen in sorted(
