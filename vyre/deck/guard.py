@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from http.cookies import SimpleCookie
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from vyre.deck import peer
 from vyre.deck.security import COOKIE, HEADERS, SAFE_METHODS, Gate, csp
 
@@ -17,10 +19,10 @@ OPEN_PATHS = frozenset({"/login"})  # the only pages a browser with no session m
 
 
 class Guard:
-    def __init__(self, app, gate: Gate):
+    def __init__(self, app: ASGIApp, gate: Gate):
         self.app, self.gate = app, gate
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
@@ -34,7 +36,7 @@ class Guard:
         if method not in SAFE_METHODS and _from_claude_code(scope):
             return await _refuse(send, 403, b"refused: a program inside Claude Code")
 
-        async def with_headers(message):
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 have = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [
@@ -48,7 +50,7 @@ class Guard:
         await self.app(scope, receive, with_headers)
 
 
-def _from_claude_code(scope) -> bool:
+def _from_claude_code(scope: Scope) -> bool:
     """A state change (signing in included) made by a process inside Claude Code: a model
     with the user's files can read the token, but it is not the user (peer.py)."""
     client, server = scope.get("client"), scope.get("server")
@@ -70,7 +72,7 @@ def _cookie(headers: dict[str, str]) -> str | None:
     return morsel.value if morsel else None
 
 
-async def _refuse(send, status: int, body: bytes) -> None:
+async def _refuse(send: Send, status: int, body: bytes) -> None:
     headers = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
     headers += [
         (b"content-security-policy", csp().encode()),

@@ -10,15 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.templating import Jinja2Templates
 
 from vyre import config
 from vyre.deck import pictures
@@ -28,7 +29,7 @@ from vyre.errors import VyreError
 from vyre.learn.models import LEVELS
 from vyre.memory import ago
 from vyre.memory.text import age_note, phrase
-from vyre.models import EntityFacts, Fact
+from vyre.models import ACTIONS, EntityFacts, Fact
 from vyre.rooms.names import MAIN
 
 CALLER = "deck"
@@ -47,6 +48,11 @@ SECTION = {
 
 T = TypeVar("T")
 
+if TYPE_CHECKING:
+    from vyre.api import Memory
+    from vyre.ask.reply import AskReply
+    from vyre.models import Conflict
+
 
 @dataclass
 class Backend:
@@ -60,7 +66,7 @@ class Backend:
             return work(self.memory)
 
 
-def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
+def routes(backend: Backend, passkeys: Passkeys, templates: Jinja2Templates) -> list[Route]:
     """The Deck's routes (the sign-in routes live in app.py)."""
 
     def render(request: Request, name: str, context: dict) -> Response:
@@ -78,7 +84,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         page = _page_number(request)
         now = config.now()
 
-        def read(m):
+        def read(m: Memory) -> Any:
             room = m.check_room(scope)
             got = m.entities(room, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE, now=now)
             # the picture reads the whole room: drawn only where it stays small
@@ -126,12 +132,14 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         body = await _json(request)
         now = config.now()
 
-        def write(m):
+        def write(m: Memory) -> Any:
             if what in ("pin", "mute"):
                 row = getattr(m, what)(fact, caller=CALLER, now=now)
                 return {"said": f"{'Pinned' if what == 'pin' else 'Muted'}.", "undo": row.id}
             if what == "correct":
-                action = str(body.get("action") or "replace")
+                action = next((a for a in ACTIONS if a == body.get("action", "replace")), None)
+                if action is None:
+                    raise VyreError(f"--action must be one of {', '.join(ACTIONS)}")
                 value = body.get("object")
                 row = m.correct(fact, action, value=value, caller=CALLER, now=now).correction
                 said = {
@@ -150,7 +158,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         cid = request.path_params["correction"]
         now = config.now()
 
-        def write(m):
+        def write(m: Memory) -> Any:
             for one in str(cid).split(","):
                 m.uncorrect(int(one), caller=CALLER, now=now)
             return {"said": "Undone."}
@@ -163,7 +171,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         body = await _json(request)
         now = config.now()
 
-        def write(m):
+        def write(m: Memory) -> Any:
             how = body.get("how")
             if how == "split":
                 row = m.split(
@@ -219,7 +227,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         scope = scope_of(request)
         q = request.query_params.get("q", "").strip()
 
-        def read(m):
+        def read(m: Memory) -> Any:
             if not q:
                 return [], {}
             if scope == MAIN:  # Everything: the owner's own view of every room
@@ -269,7 +277,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
                 loop.call_soon_threadsafe(queue.put_nowait, ("reply", {"error": exc.line()}))
             loop.call_soon_threadsafe(queue.put_nowait, None)
 
-        async def stream():
+        async def stream() -> AsyncIterator[str]:
             task = loop.run_in_executor(None, work)
             while (item := await queue.get()) is not None:
                 name, data = item
@@ -285,7 +293,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         question, scope = str(body.get("question") or ""), str(body.get("scope") or MAIN)
         now = config.now()
 
-        def write(m):
+        def write(m: Memory) -> Any:
             done = m.correct_answer(
                 answer_id,
                 str(body.get("action") or ""),
@@ -303,7 +311,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         fix = _int(request.path_params["fix"], -1)
         now = config.now()
 
-        def write(m):
+        def write(m: Memory) -> Any:
             m.uncorrect_answer(fix, caller=CALLER, now=now)
             return _card(m, _asked(m, question, scope, None, None))
 
@@ -314,7 +322,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
     def now_page(request: Request) -> Response:
         now = config.now()
 
-        def read(m):
+        def read(m: Memory) -> Any:
             today = m.learned(now - timedelta(days=1), MAIN, now=now)
             names = m.session_names(sorted({s.session for f in today for s in f.sources}))
             broken = m.learn.broken_since(now - timedelta(days=7))
@@ -340,7 +348,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
     def lessons_page(request: Request) -> Response:
         now = config.now()
 
-        def read(m):
+        def read(m: Memory) -> Any:
             learn = m.learn
             lessons = learn.lessons()
             # effects are computed when read; nothing here changes a lesson (no review())
@@ -368,14 +376,15 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
         this action on exactly this lesson (a click alone is never enough)."""
         lid, action = request.path_params["lesson"], request.path_params["action"]
         body = await _json(request)
-        credential = body.get("credential") if isinstance(body.get("credential"), dict) else {}
+        given = body.get("credential")
+        credential: dict = given if isinstance(given, dict) else {}
         now = config.now()
 
-        def work():
+        def work() -> dict:
             lesson_id = _int(lid, -1)
             passkeys.verify(_session(request), f"{action}:{lesson_id}", credential)
 
-            def write(m):
+            def write(m: Memory) -> str:
                 learn = m.learn
                 if action == "accept":
                     done = learn.accept(lesson_id, caller=CALLER, now=now)
@@ -413,9 +422,10 @@ def routes(backend: Backend, passkeys: Passkeys, templates) -> list[Route]:
 
     async def passkey_register(request: Request) -> Response:
         body = await _json(request)
-        credential = body.get("credential") if isinstance(body.get("credential"), dict) else {}
+        given = body.get("credential")
+        credential: dict = given if isinstance(given, dict) else {}
 
-        def work():
+        def work() -> dict:
             passkeys.register(
                 _session(request),
                 str(body.get("code", "")),
@@ -471,7 +481,9 @@ def _relaxed(level: str) -> str | None:
     return order[i - 1] if i > 0 else None
 
 
-def _asked(m, question: str, scope: str, ask_id: str | None, events):
+def _asked(
+    m: Memory, question: str, scope: str, ask_id: str | None, events: Callable[[dict], None] | None
+) -> AskReply:
     """memory.ask for the Deck's scope. One project asks its room; Everything (the owner's
     own view of all of it) asks every room and keeps the best-supported answer."""
     if scope != MAIN:
@@ -484,7 +496,7 @@ def _asked(m, question: str, scope: str, ask_id: str | None, events):
     return max(answered, key=lambda r: r.confidence)
 
 
-def _card(m, reply) -> dict:
+def _card(m: Memory, reply: AskReply) -> dict:
     """What the Answer card draws: the reply, with each source's session name, age and link
     (a correction or something the person told memory has no turn to link to)."""
     now = config.now()
@@ -513,14 +525,14 @@ def _card(m, reply) -> dict:
     }
 
 
-def _settle(conflict) -> list[tuple[str, dict]]:
+def _settle(conflict: Conflict) -> list[tuple[str, dict[str, object]]]:
     """The answers a conflict offers, as the CLI's `vyre memory conflicts` words them."""
     sides = conflict.sides
     if not conflict.question.startswith("Same"):  # your correction against newer sessions
         return [("Still true", {"how": "confirm", "facts": [sides[0].fact]})]
     newest = max(sides, key=lambda s: s.seen or datetime.min)
     oldest = min(sides, key=lambda s: s.seen or datetime.min)
-    out = []
+    out: list[tuple[str, dict[str, object]]] = []
     if newest.rooms:
         out.append(
             (
