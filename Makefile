@@ -30,6 +30,7 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/hook.py
 	$(BIN)/python bench/learn.py
+	$(BIN)/python bench/mutations.py
 	$(BIN)/python bench/ask.py
 	$(BIN)/python bench/deck.py
 

@@ -3,9 +3,11 @@
 Every class is a way a line in `~/.claude/projects` can really go wrong (a writer killed
 mid-line, an emoji cut in half, a newer Claude Code changing a field's type, a disk that
 flips a byte) or a shape nobody expects. The reliability suite and `bench/mutations.py`
-draw from them; no mutated line is ever stored in the repository.
+draw from them, and from the helpers below (a mutated copy of every source beside a reference
+with the mutated lines left blank, and the comparison of the two); no mutated line is ever
+stored in the repository.
 
-    for klass, line in mutate(lines, random.Random(7), per_class=3): ...
+    bad = mutate_line("lone surrogate", line, random.Random(7))  # None: does not apply
 """
 
 from __future__ import annotations
@@ -13,6 +15,24 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+
+from vyre.extract import extract_draft
+from vyre.ledger import Ledger
+from vyre.transcripts import ingest
+from vyre.transcripts.lines import EARLIEST, LATEST
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = [
+    d
+    for d in (
+        ROOT.parent / "shared" / "corpora" / "claude-code",
+        ROOT / "eval/worlds/memory/transcripts",
+    )
+    if d.is_dir()
+]
+RATE = 0.06  # the share of lines mutated in each file
 
 DEEP = 1_000  # levels of nesting: past orjson's limit, at the stdlib's
 # How many times "Ab " a huge value repeats. The suite keeps these small: rule speed on long
@@ -281,3 +301,87 @@ def mutate_line(klass: str, line: bytes, rng: random.Random) -> bytes | None:
         return None
     out = CLASSES[klass](record, line, rng)
     return None if out is None or b"\n" in out else out
+
+
+# -- copies, reference runs and the comparison ----------------------------------------------
+
+
+def source_files(sources: list[Path] | None = None) -> list[tuple[Path, list[bytes]]]:
+    """(path under its source, lines) of every real and world transcript."""
+    out = []
+    for base in SOURCES if sources is None else sources:
+        for path in sorted(base.rglob("*.jsonl")):
+            out.append((Path(base.name) / path.relative_to(base), path.read_bytes().split(b"\n")))
+    return out
+
+
+def mutated_copies(tmp: Path, klasses: list[str], seed: str, rate: float = RATE, sources=None):
+    """A mutated copy of every source under tmp/mutated and a reference (the mutated lines
+    blank) under tmp/reference. Returns both roots and {session: {mutated line indexes}}."""
+    rng = random.Random(seed)
+    mutated_root, reference_root = tmp / "mutated", tmp / "reference"
+    where: dict[str, set[int]] = {}
+    for rel, lines in source_files(sources):
+        out, ref = list(lines), list(lines)
+        for i, line in enumerate(lines):
+            if not line.strip() or rng.random() >= rate:
+                continue
+            bad = mutate_line(rng.choice(klasses), line, random.Random(rng.random()))
+            if bad is not None:
+                out[i], ref[i] = bad, b""
+                where.setdefault(rel.stem, set()).add(i)
+        for root, content in ((mutated_root, out), (reference_root, ref)):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(b"\n".join(content))
+    return mutated_root, reference_root, where
+
+
+def read_into(home: Path, root: Path):
+    """Ingest root into a fresh ledger (no graph): the line path alone."""
+    home.mkdir(parents=True)
+    ledger = Ledger(home / "vyre.db")
+    report = ingest(ledger, root, extract_draft)
+    return ledger, report
+
+
+def turns(ledger: Ledger) -> dict[tuple[str, int], tuple]:
+    rows = ledger.db.execute("SELECT session, seq, by, kind, text, ts, msg FROM turns")
+    return {(s, q): tuple(rest) for s, q, *rest in rows}
+
+
+def lines_in(root: Path) -> int:
+    return sum(
+        1
+        for path in root.rglob("*.jsonl")
+        for line in path.read_bytes().split(b"\n")
+        if line and not line.isspace()
+    )
+
+
+def compare(got: dict, want: dict, mutated: dict[str, set[int]]) -> tuple[list, list, list]:
+    """(lost, doubled, extra). Lost: a reference turn not stored (a message's text may have
+    gained a mutated line's part). Doubled: one message stored as several turns. Extra: a
+    turn from a line nobody mutated."""
+    by_msg: dict[tuple[str, str], list] = {}
+    for (session, seq), (_, kind, text, _, msg) in got.items():
+        if msg and kind == "text":
+            by_msg.setdefault((session, msg), []).append((seq, text))
+    doubled = sorted(k for k, v in by_msg.items() if len(v) > 1)
+    lost = []
+    for (session, seq), (by, kind, text, _, msg) in want.items():
+        mine = got.get((session, seq))
+        if mine and mine[:2] == (by, kind) and (mine[2] == text or (msg and text in mine[2])):
+            continue
+        joined = by_msg.get((session, msg), []) if msg else []
+        if not any(text in t for _, t in joined):
+            lost.append((session, seq, by, kind))
+    extra = [k for k in got.keys() - want.keys() if k[1] not in mutated.get(k[0], set())]
+    return lost, doubled, extra
+
+
+def assert_stored_values_are_sane(got: dict) -> None:
+    for (_, _), (by, kind, text, ts, msg) in got.items():
+        assert isinstance(text, str) and isinstance(by, str) and isinstance(kind, str)
+        assert msg is None or isinstance(msg, str)
+        if ts is not None:
+            assert EARLIEST <= datetime.fromisoformat(ts) < LATEST

@@ -136,6 +136,7 @@ def test_tool_events_are_recorded_without_content_through_the_daemon(daemon):
     # one command shape, one fingerprint: a push is a push whatever the branch
     same = json.loads(own_session("PreToolUse", session))
     same["tool_input"]["command"] = "git push origin main"
+    same["tool_use_id"] = "toolu_another_call"
     hook("PreToolUse", json.dumps(same))
     assert events(daemon, session)[-1][2] == rows[0][2]
 

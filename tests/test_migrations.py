@@ -43,10 +43,31 @@ def test_the_oldest_schema_upgrades_and_keeps_its_rows(tmp_path):
     ledger.close()
 
 
-def test_migration_names_are_numbered_in_order_and_unique():
+def test_migration_names_are_numbered_and_unique():
     names = [name for name, _ in MIGRATIONS]
     # Numbers are reserved per piece of work and a migration is appended when it lands, so a
     # higher number may come first: the list order is the order applied, numbers stay unique.
     assert all(re.fullmatch(r"m\d{3}_[a-z0-9_]+", name) for name in names)
     numbers = [name[:4] for name in names]
     assert len(set(numbers)) == len(numbers)
+
+
+def test_a_store_that_has_a_later_number_still_gets_an_earlier_one_landed_after_it(tmp_path):
+    """A home upgraded when m008 had landed but m004 had not gets m004 on its next open."""
+    path = tmp_path / "vyre.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE migrations (id TEXT PRIMARY KEY, applied TEXT NOT NULL)")
+    for name, sql in MIGRATIONS:
+        if name == "m004_reliability":
+            continue
+        for statement in _statements(sql):
+            db.execute(statement)
+        db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
+    db.commit()
+    db.close()
+    ledger = Ledger(path)
+    applied = {r[0] for r in ledger.db.execute("SELECT id FROM migrations")}
+    assert applied == {name for name, _ in MIGRATIONS}
+    kinds = dict(ledger.db.execute("SELECT name, kind FROM table_kinds"))
+    assert kinds["projects"] == "user" and kinds["turns"] == "source"
+    ledger.close()

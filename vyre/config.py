@@ -25,8 +25,13 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 def home() -> Path:
     """The Vyre home folder (VYRE_HOME, default ~/.vyre), created 0700 on first use."""
     path = Path(os.environ.get("VYRE_HOME") or Path.home() / ".vyre").expanduser()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"VYRE_HOME is {path}, which is not a folder")
     if not path.exists():
-        path.mkdir(parents=True, mode=0o700)
+        try:
+            path.mkdir(parents=True, mode=0o700)
+        except OSError as exc:
+            raise ConfigError(f"cannot make the Vyre home {path}: {exc.strerror}") from exc
     return path
 
 

@@ -8,7 +8,8 @@ VyreError                      a known failure: surfaces print its first line, e
 │   └── WorldError             a folder that is not an eval world
 ├── StoreError                 a store cannot be used
 │   ├── LedgerError            the ledger (SQLite): unreadable, damaged, wrong schema
-│   │   └── LedgerBusy         another process holds its write lock for too long
+│   │   ├── LedgerBusy         another process holds its write lock for too long
+│   │   └── LedgerDamaged      a file SQLite cannot read, or an empty one: never written over
 │   └── GraphError             the graph (Kùzu engine): unreadable or not installed
 │       └── GraphBusy          another process has it open for writing
 ├── MemoryUseError             a request memory cannot carry out
@@ -72,6 +73,11 @@ class LedgerError(StoreError):
 
 class LedgerBusy(LedgerError):
     """Another process holds the ledger's write lock for longer than we wait."""
+
+
+class LedgerDamaged(LedgerError):
+    """The ledger file is damaged (SQLite cannot read it, or it is empty): Vyre refuses to
+    write over it and `vyre doctor --repair` rebuilds it."""
 
 
 class GraphError(StoreError):

@@ -87,6 +87,7 @@ class IngestReport:
     rewrites: int = 0
     pending: int = 0  # unfinished last lines left for the next run
     empty: int = 0  # 0-byte files (nothing to read yet)
+    aliases: int = 0  # files already read under another path
     sessions: set[str] = field(default_factory=set)  # sessions that changed
 
     def summary(self) -> str:
@@ -110,6 +111,8 @@ class IngestReport:
             line += f"; {self.pending} unfinished last lines left for next time"
         if self.rewrites:
             line += f"; {self.rewrites} rewritten files read again"
+        if self.aliases:
+            line += f"; {self.aliases} files already read under another path"
         return line
 
 

@@ -8,6 +8,7 @@ from vyre import __version__
 from vyre.cli.daemon import daemon, hook, mcp_command
 from vyre.cli.deck import deck
 from vyre.cli.demo import demo
+from vyre.cli.doctor import doctor
 from vyre.cli.evals import eval_group
 from vyre.cli.harness import harness
 from vyre.cli.ingest import derive_command, ingest
@@ -34,6 +35,7 @@ for command in (
     recall,
     project,
     demo,
+    doctor,
     eval_group,
     daemon,
     hook,

@@ -1,7 +1,17 @@
-"""Starting, stopping and asking after the daemon of one home."""
+"""Starting, stopping and asking after the daemon of one home.
+
+What must stay true:
+- `stop` signals only the process that holds this home's `daemon.lock` (the daemon's lock
+  dies with it): after a crash the pid written in the file may be anyone's, so the file's pid
+  alone is never enough. On Linux the holder is read from /proc/locks; elsewhere the pid in
+  the file must hold the lock and be running `vyre.daemon`.
+- `daemon.lock` and `daemon.log` are opened by `private.open_private` (never through a
+  symbolic link; a link planted there is refused and its target never touched).
+"""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -10,6 +20,7 @@ import time
 from pathlib import Path
 
 from vyre import config
+from vyre.daemon.private import open_private
 from vyre.daemon.protocol import (
     LOCK_NAME,
     LOG_NAME,
@@ -38,8 +49,8 @@ def start(home: Path | None = None) -> dict:
     running = status(home)
     if running:
         raise DaemonControlError(f"a daemon already runs for {home} (pid {running['pid']})")
-    log = open(home / LOG_NAME, "ab")  # noqa: SIM115 (handed to the child)
-    os.chmod(home / LOG_NAME, 0o600)
+    os.close(open_private(home / LOCK_NAME, os.O_RDWR))  # a planted link: refused here
+    log = os.fdopen(open_private(home / LOG_NAME, os.O_WRONLY | os.O_APPEND), "ab")
     proc = subprocess.Popen(
         [sys.executable, "-m", "vyre.daemon", "run"],
         stdin=subprocess.DEVNULL,
@@ -52,7 +63,8 @@ def start(home: Path | None = None) -> dict:
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            tail = (home / LOG_NAME).read_text(errors="replace").strip().splitlines()[-1:]
+            with os.fdopen(open_private(home / LOG_NAME, os.O_RDONLY), "rb") as f:
+                tail = f.read().decode(errors="replace").strip().splitlines()[-1:]
             raise DaemonControlError(f"the daemon did not start: {' '.join(tail) or 'no log'}")
         answer = status(home)
         if answer:
@@ -64,41 +76,72 @@ def start(home: Path | None = None) -> dict:
 def stop(home: Path | None = None, timeout: float = 15.0) -> bool:
     """Stop the daemon; True when one was running."""
     home = home or config.home()
-    pid = _pid(home)
     try:
         call("shutdown", caller="local", home=home, timeout=2.0)
     except (DaemonUnavailable, DaemonError):
-        if pid is None or not _alive(pid):
-            return False
+        pid = holder(home)
+        if pid is None:
+            return False  # no process holds the lock: whatever the file says, none is ours
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if pid is None or not _alive(pid):
+        pid = holder(home)
+        if pid is None:
             return True
         time.sleep(0.05)
     raise DaemonControlError(f"the daemon (pid {pid}) did not stop within {timeout:.0f} s")
 
 
-def _pid(home: Path) -> int | None:
+def holder(home: Path) -> int | None:
+    """The pid of the daemon holding this home's lock, or None when no process holds it."""
+    path = home / LOCK_NAME
     try:
-        text = (home / LOCK_NAME).read_text().strip()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
-    return int(text) if text.isdigit() else None
-
-
-def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # held: by whom is asked below
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        listed = _lock_holders(os.fstat(fd).st_ino)
+        if listed is not None:
+            return listed[0] if listed else None
+        text = os.read(fd, 32).decode(errors="replace").strip()
+    finally:
+        os.close(fd)
+    pid = int(text) if text.isdigit() else None
+    return pid if pid and _runs_the_daemon(pid) else None
+
+
+def _lock_holders(inode: int) -> list[int] | None:
+    """Pids holding a FLOCK on this inode, from /proc/locks (None where there is none)."""
+    try:
+        with open("/proc/locks") as f:
+            rows = f.read().splitlines()
+    except OSError:
+        return None
+    pids = []
+    for row in rows:
+        parts = row.split()
+        if "->" in parts or len(parts) < 6 or parts[1] != "FLOCK":
+            continue
+        if parts[5].rsplit(":", 1)[-1] == str(inode) and parts[4].isdigit():
+            pids.append(int(parts[4]))
+    return pids
+
+
+def _runs_the_daemon(pid: int) -> bool:
+    try:
+        out = subprocess.run(
+            ["ps", "-p", str(pid), "-o", "command="], capture_output=True, text=True, timeout=5
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
         return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours has exited
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
+    return "vyre.daemon" in out or "vyre daemon" in out
 
 
 def main(argv: list[str]) -> int:

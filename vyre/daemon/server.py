@@ -34,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 from vyre import __version__, config, presence
 from vyre.api import Memory
 from vyre.daemon import codec
+from vyre.daemon.private import open_private
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
 from vyre.errors import AlreadyRunning, DaemonUnavailable, InputError, VyreError
@@ -125,7 +126,8 @@ class Daemon:
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.home.chmod(0o700)
         path = self.home / LOCK_NAME
-        lockfile = open(path, "a+")  # noqa: SIM115 (held for the daemon's life)
+        # never through a planted link (process.open_private refuses one in one line)
+        lockfile = os.fdopen(open_private(path, os.O_RDWR), "r+")
         try:
             fcntl.flock(lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -137,7 +139,6 @@ class Daemon:
         lockfile.truncate()
         lockfile.write(str(os.getpid()))
         lockfile.flush()
-        os.chmod(path, 0o600)
         self._lockfile = lockfile
         stale = self.home / SOCKET_NAME
         if stale.exists() or stale.is_symlink():
@@ -149,7 +150,7 @@ class Daemon:
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
                 if peer_uid(self.request) != os.getuid():
-                    self.rfile.readline(MAX_LINE)  # take the request, so the refusal is read
+                    self.rfile.readline(MAX_LINE + 1)  # take the request, so the refusal is read
                     self._send(
                         {"ok": False, "error": "refused: not this user's daemon", "kind": "Refused"}
                     )

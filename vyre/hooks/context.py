@@ -99,12 +99,15 @@ def record(
     tool: str | None = None,
     shape: str | None = None,
     ok: int | None = None,
+    key: str | None = None,
 ) -> None:
+    """One tool event; an event whose key is stored already (the hook sent it twice) is not
+    stored again."""
     with ledger.transaction() as db:
         db.execute(
-            "INSERT INTO tool_events (ts, session, event, tool, shape, ok) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (ts, session, event, tool, shape, ok),
+            "INSERT INTO tool_events (ts, session, event, tool, shape, ok, key) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING",
+            (ts, session, event, tool, shape, ok, key),
         )
 
 

@@ -147,7 +147,19 @@ def event_row(event: str, payload: dict, session: str | None) -> dict:
         "shape": shape(tool, payload.get("tool_input")) if tool else None,
         "ok": {"PostToolUse": 1, "PostToolUseFailure": 0}.get(event),
         "ts": now_text(),
+        "key": event_key(event, session, payload),
     }
+
+
+def event_key(event: str, session: str | None, payload: dict) -> str:
+    """One key per event, whichever way it is stored: a hook that gave up on a slow daemon
+    and spooled the event leaves one row, not two. A tool call's own id makes the same call's
+    event one row however many times it is sent (Vyre's hooks installed in two settings
+    files); an event without one gets a key of its own. Ids only, no content."""
+    use = payload.get("tool_use_id")
+    if isinstance(use, str) and use:
+        return f"{event}:{session or ''}:{use}"
+    return f"{event}:{os.urandom(12).hex()}"
 
 
 def record(event: str, payload: dict, session: str | None) -> None:

@@ -324,7 +324,8 @@ def drain(db, base: str | None = None) -> int:
     for row in tool_rows:
         cols = [c for c in row if c.isidentifier()]
         db.execute(
-            f"INSERT INTO tool_events ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            f"INSERT INTO tool_events ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+            "ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING",  # the daemon took it late
             [row[c] for c in cols],
         )
     os.unlink(taking)

@@ -335,6 +335,61 @@ WHEN old.by IN ('person', 'agent') AND old.kind = 'text' AND old.sidechain = 0 B
 END;
 """
 
+M004_RELIABILITY = """
+-- A transcript is its file, not its path string: the same file reached by another path (a
+-- relative root, a symlinked home, a moved home) is found again by its device and inode, or
+-- by its session and first bytes, and read on from its offset. `tail` fingerprints the
+-- `tail_len` bytes just before `offset`, so a rewrite that kept the first 256 bytes is seen.
+ALTER TABLE files ADD COLUMN dev INTEGER;
+ALTER TABLE files ADD COLUMN ino INTEGER;
+ALTER TABLE files ADD COLUMN tail TEXT NOT NULL DEFAULT '';
+ALTER TABLE files ADD COLUMN tail_len INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX files_session ON files (session);
+CREATE INDEX files_inode ON files (dev, ino);
+
+-- The uuids of the records a turn was read from (space-separated: one assistant message is
+-- several lines). A line written twice, with the same uuid, is read once.
+ALTER TABLE turns ADD COLUMN uuids TEXT;
+
+-- A hook may send one tool event twice (its 0.3 s budget ran out, then it wrote directly):
+-- the key the hook made once keeps it one row.
+ALTER TABLE tool_events ADD COLUMN key TEXT;
+CREATE UNIQUE INDEX tool_events_key ON tool_events (key) WHERE key IS NOT NULL;
+
+-- What each table of the ledger is, for backups and repair (vyre/ledger/backup.py, `vyre
+-- doctor`): 'user' rows only the user wrote (kept in a rolling backup beside the ledger,
+-- restored by `vyre doctor --repair`); 'source' rows read from outside (transcripts, hooks)
+-- that a repair salvages but a backup does not hold (they can be read again, or are logs).
+-- A table not listed is derived: a repair leaves it empty for its owner to rebuild. A
+-- migration that adds a table registers it here (INSERT OR IGNORE); a listed table that does
+-- not exist is skipped.
+CREATE TABLE table_kinds (
+  name TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('user', 'source')),
+  what TEXT NOT NULL
+);
+INSERT OR IGNORE INTO table_kinds (name, kind, what) VALUES
+  ('projects', 'user', 'projects'),
+  ('project_folders', 'user', 'project folders'),
+  ('picks', 'user', 'sessions picked into projects'),
+  ('memory_corrections', 'user', 'corrections, pins, mutes, merges and splits'),
+  ('remembered', 'user', 'what you told memory yourself'),
+  ('answer_fixes', 'user', 'corrections of answers'),
+  ('lessons', 'user', 'lessons'),
+  ('deck_passkeys', 'user', 'passkeys registered with the Deck (public keys)'),
+  ('sessions', 'source', 'sessions read from transcripts'),
+  ('turns', 'source', 'turns read from transcripts'),
+  ('files', 'source', 'how far each transcript was read'),
+  ('events', 'source', 'learning-loop events'),
+  ('tool_events', 'source', 'tool events from the hooks'),
+  ('answers', 'source', 'answers memory gave'),
+  ('learn_signals', 'source', 'what the learning loop learns from'),
+  ('learn_jobs', 'source', 'sentences waiting for a check'),
+  ('learn_commands', 'source', 'what each tool call did, kept 7 days'),
+  ('learn_days', 'source', 'turns per day'),
+  ('learn_lesson_days', 'source', 'what each lesson did per day');
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -343,4 +398,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m009_learn", M009_LEARN),
     ("m010_deck_passkeys", M010_DECK_PASSKEYS),
     ("m007_recall", M007_RECALL),
+    ("m004_reliability", M004_RELIABILITY),
 ]

@@ -2,19 +2,31 @@
 
 It is the source of truth. The graph is derived from it and can always be rebuilt.
 WAL mode lets short-lived readers (hooks, a second CLI) read while one process writes.
+
+What must stay true:
+- A ledger is never silently made anew over one that was there. A missing ledger is created
+  whole (in a temp file, linked into place), so a 0-byte `vyre.db` is never Vyre's own: it is
+  refused, as is a file SQLite cannot read, with `LedgerDamaged` pointing at `vyre doctor`.
+- Damage found later (noise in one page) surfaces as `LedgerDamaged` from whichever
+  statement read the page, not as a raw `sqlite3.DatabaseError`.
+- A committed write to a table registered as the user's (`table_kinds`) refreshes the rolling
+  backup beside the ledger (`backup.py`).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vyre.errors import LedgerBusy, LedgerError
-from vyre.ledger import search
+from vyre.errors import LedgerBusy, LedgerDamaged, LedgerError
+from vyre.ledger import backup, search
 from vyre.ledger.migrations import MIGRATIONS
 
 if TYPE_CHECKING:
@@ -32,22 +44,154 @@ def ts_value(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
+def damaged(path: Path, why: str) -> LedgerDamaged:
+    return LedgerDamaged(
+        f"the ledger {path} is damaged ({why}); Vyre will not write over it. "
+        "`vyre doctor` says what is wrong, `vyre doctor --repair` rebuilds it (keeping a copy)"
+    )
+
+
+def as_ledger_error(exc: sqlite3.Error, path: Path) -> LedgerError | None:
+    """The ledger error a SQLite error means, or None for one that is a bug of ours."""
+    text = str(exc)
+    if type(exc) is sqlite3.DatabaseError:  # SQLITE_CORRUPT, SQLITE_NOTADB and the like
+        return damaged(path, text)
+    if isinstance(exc, sqlite3.OperationalError):
+        if "locked" in text or "busy" in text:
+            return LedgerBusy(f"the ledger {path} is locked by another process; try again shortly")
+        if "malformed" in text or "disk" in text or "unable to open" in text:
+            return LedgerError(f"the ledger {path} cannot be used: {text}")
+    return None
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose reads say which ledger is damaged, rather than raise raw SQLite."""
+
+    def _fail(self, exc: sqlite3.Error) -> LedgerError | sqlite3.Error:
+        return as_ledger_error(exc, self.connection.path) or exc  # type: ignore[attr-defined]
+
+    def execute(self, sql, parameters=(), /):  # type: ignore[override]
+        self.connection.note(sql)  # type: ignore[attr-defined]
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        finally:
+            self.connection.after()  # type: ignore[attr-defined]
+
+    def executemany(self, sql, seq_of_parameters, /):  # type: ignore[override]
+        self.connection.note(sql)  # type: ignore[attr-defined]
+        try:
+            return super().executemany(sql, seq_of_parameters)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        finally:
+            self.connection.after()  # type: ignore[attr-defined]
+
+    def __next__(self):
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def fetchone(self):
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def fetchmany(self, size: int | None = None):  # type: ignore[override]
+        try:
+            return super().fetchmany(size if size is not None else self.arraysize)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def fetchall(self):
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+
+class _Connection(sqlite3.Connection):
+    """The ledger's connection: translated errors, and a backup after the user's writes."""
+
+    path: Path = Path()
+    user_writes: re.Pattern | None = None  # a write to one of the user's tables
+    dirty = False
+    on_user_write = None
+
+    def cursor(self, factory=_Cursor):  # type: ignore[override]
+        return super().cursor(factory)
+
+    def execute(self, sql, parameters=(), /):  # type: ignore[override]
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql, parameters, /):  # type: ignore[override]
+        return self.cursor().executemany(sql, parameters)
+
+    def note(self, sql: str) -> None:
+        if self.user_writes is not None and self.user_writes.match(sql):
+            self.dirty = True
+
+    def after(self) -> None:
+        """Once a write to the user's rows is committed, keep a backup of them."""
+        if self.dirty and not self.in_transaction and self.on_user_write is not None:
+            self.dirty = False
+            self.on_user_write()
+
+
 class Ledger:
     def __init__(self, path: Path, *, busy_timeout_ms: int = 5000):
         self.path = path
+        self._backup_digest: str | None = None
+        created = not path.exists() and not path.is_symlink()
+        if created:
+            _create(path)
         try:
-            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            if path.stat().st_size == 0:
+                raise damaged(path, "it is empty: 0 bytes")
+            self.db: _Connection = sqlite3.connect(  # type: ignore[assignment]
+                path, isolation_level=None, check_same_thread=False, factory=_Connection
+            )
+            self.db.path = path
             self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA cache_size = -65536")  # 64 MiB: FTS merges thrash a small cache
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.OperationalError as exc:
-            raise _translate(exc, path) from exc
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"the ledger at {path} is not readable: {exc}") from exc
-        path.chmod(0o600)
+            self._watch_user_rows()
+        except sqlite3.Error as exc:
+            raise as_ledger_error(exc, path) or damaged(path, str(exc)) from exc
+        except OSError as exc:
+            raise LedgerError(f"the ledger {path} cannot be opened: {exc.strerror}") from exc
+        if not path.is_symlink():  # never chmod through a link
+            path.chmod(0o600)
+        if not created:  # a new ledger holds nothing of the user's: no backup to replace
+            self.backup()
+
+    # -- the user's rows ------------------------------------------------------------------
+
+    def _watch_user_rows(self) -> None:
+        names = backup.registered(self.db)
+        if names:
+            alternatives = "|".join(re.escape(n) for n in names)
+            self.db.user_writes = re.compile(
+                rf"\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b[^;]*?\b(?:{alternatives})\b",
+                re.IGNORECASE | re.DOTALL,
+            )
+        self.db.on_user_write = self.backup
+
+    def backup(self, *, force: bool = False) -> None:
+        """Refresh the rolling backup of the user's rows if they changed (`force`: compare
+        with the newest file, not what this process last wrote). A backup that cannot be
+        written never fails the write it follows (`vyre doctor` reports a stale one)."""
+        known = None if force else self._backup_digest
+        try:
+            self._backup_digest = backup.keep(self.db, self.path.parent, known)
+        except (OSError, LedgerError) as exc:
+            print(f"vyre: could not back up your projects and corrections: {exc}", file=sys.stderr)
 
     def close(self) -> None:
         self.db.close()
@@ -57,14 +201,12 @@ class Ledger:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; everything in it lands together or not at all."""
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise _translate(exc, self.path) from exc
+        self.db.execute("BEGIN IMMEDIATE")  # a busy ledger raises LedgerBusy
         try:
             yield self.db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
         else:
             self.db.execute("COMMIT")
@@ -261,7 +403,22 @@ def _statements(sql: str) -> list[str]:
     return [s for s in out if s.strip(" ;\n")]
 
 
-def _translate(exc: sqlite3.OperationalError, path: Path) -> LedgerError:
-    if "locked" in str(exc) or "busy" in str(exc):
-        return LedgerBusy(f"the ledger {path} is locked by another process; try again shortly")
-    return LedgerError(f"the ledger {path} cannot be used: {exc}")
+def _create(path: Path) -> None:
+    """A new ledger, made whole in a temp file and linked into place: a crash leaves no
+    0-byte `vyre.db`, and of two processes creating one at once, one ledger wins."""
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        leftover.unlink(missing_ok=True)
+    db = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("CREATE TABLE migrations (id TEXT PRIMARY KEY, applied TEXT NOT NULL)")
+    finally:
+        db.close()
+    tmp.chmod(0o600)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass  # another process made it first: theirs is the ledger
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -70,6 +70,7 @@ class Draft:
     sidechain: bool
     msg: str | None = None
     full_text: str | None = None  # unclipped text for extraction (tool output)
+    uuids: str | None = None  # the records it was read from, space-separated
 
 
 def user_text(text: str, *, meta: bool, sidechain: bool) -> tuple[str, str, str]:

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import stat
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from vyre.errors import MissingRoot
 from vyre.ledger import Ledger
@@ -30,6 +29,7 @@ from vyre.transcripts.classify import Draft
 from vyre.transcripts.lines import Read, Repaired, Unread, parse, read
 
 HEAD_BYTES = 256
+TAIL_BYTES = 256  # fingerprinted just before the offset: a rewrite that kept the head shows
 BATCH_FILES = 200
 BATCH_BYTES = 32 << 20
 
@@ -59,29 +59,28 @@ def ingest(
     paths: list[Path] | None = None,
 ) -> IngestReport:
     """Read new lines under root (or only `paths`, when a watcher knows what changed)."""
-    root = Path(root).expanduser()
-    if not root.is_dir():
-        raise MissingRoot(f"no Claude Code projects folder at {root}")
+    given = Path(root).expanduser()
+    if not given.is_dir():
+        raise MissingRoot(f"no Claude Code projects folder at {given}")
+    # Real paths: a relative root or a symlinked home names the files it named before.
+    real = Path(os.path.realpath(given))
+    if paths is None:
+        files = transcript_files(real)
+    else:
+        files = sorted({_real_path(p, given, real) for p in paths})
     report = IngestReport()
-    files = sorted(paths) if paths is not None else transcript_files(root)
     report.files = len(files)
-    known = {
-        row[0]: row[1:]
-        for row in ledger.db.execute(
-            "SELECT path, session, offset, lines, head, head_len, open_end FROM files"
-        )
-    }
-    claimed = {row[1]: row[0] for row in ledger.db.execute("SELECT path, session FROM files")}
     pending = list(files)
     while pending:
         # Files land in batches: one transaction per batch keeps commits cheap, and a crash
         # rolls a whole batch back (rows and offsets together), so nothing is half-read.
+        # Each file's state is read inside the transaction: another process may have read
+        # the same file a moment ago.
         done, size = 0, 0
         with ledger.transaction() as db:
             last = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
             while pending and done < BATCH_FILES and size < BATCH_BYTES:
-                path = pending.pop(0)
-                size += _ingest_file(db, path, known.get(str(path)), claimed, extract, report)
+                size += _ingest_file(db, pending.pop(0), real, extract, report)
                 done += 1
             ledger.index_turns(db, after=last)
         if progress:
@@ -89,39 +88,79 @@ def ingest(
     return report
 
 
-def _ingest_file(
-    db: sqlite3.Connection,
-    path: Path,
-    state: tuple | None,
-    claimed: dict[str, str],
-    extract: Extractor,
-    report: IngestReport,
-) -> int:
+def _real_path(path: Path, given: Path, real: Path) -> Path:
+    try:
+        return real / Path(path).relative_to(given)
+    except ValueError:
+        return Path(os.path.realpath(path))
+
+
+@dataclass(slots=True)
+class _State:
+    """A `files` row: how far one transcript file has been read."""
+
+    path: str
+    session: str
+    offset: int = 0
+    lines: int = 0
+    head: str = ""
+    head_len: int = 0
+    open_end: int = 0
+    dev: int | None = None
+    ino: int | None = None
+    tail: str = ""
+    tail_len: int = 0
+
+
+_STATE = "path, session, offset, lines, head, head_len, open_end, dev, ino, tail, tail_len"
+_ALIAS = _State("", "")  # this path names a file already read under another path
+
+
+def _ingest_file(db, path: Path, root: Path, extract: Extractor, report) -> int:
     """Read one file's new lines into the open transaction; returns the bytes read."""
     key = str(path)
     try:
         with _open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
+            st = os.fstat(f.fileno())
+            size = st.st_size
             head = f.read(HEAD_BYTES)
-            if state is not None:
-                session, offset, lines, head_hash, head_len, open_end = state
-                rewrite = size < offset or _digest(head[:head_len]) != head_hash
+            state = _state(db, "path = ?", key) or _same_file(db, path, root, st, head)
+            if state is _ALIAS:
+                report.aliases += 1
+                return 0
+            rewrite = False
+            if state is None:
+                state = _State(key, _new_session_id(db, path))
             else:
-                session, offset, lines, rewrite = _new_session_id(path, claimed), 0, 0, False
-                open_end = 0
+                if state.path != key:  # the same file, moved or reached another way
+                    db.execute("UPDATE files SET path = ? WHERE path = ?", (key, state.path))
+                    state.path = key
+                rewrite = size < state.offset or _digest(head[: state.head_len]) != state.head
+                if not rewrite and state.tail_len:
+                    before = os.pread(f.fileno(), state.tail_len, state.offset - state.tail_len)
+                    rewrite = _digest(before) != state.tail
             if rewrite:
-                offset, lines, open_end = 0, 0, 0
+                state.offset, state.lines, state.open_end = 0, 0, 0
             if size == 0:
                 report.empty += 1
-            if size == offset:
+            if (state.dev, state.ino) != (st.st_dev, st.st_ino) or (
+                state.offset and not state.tail_len
+            ):
+                _note_identity(db, f, state, st)
+            if size == state.offset:
                 return 0
-            f.seek(offset)
-            data = f.read(size - offset)
+            f.seek(state.offset)
+            data = f.read(size - state.offset)
+            return _read_new(db, f, path, state, head, data, rewrite, extract, report)
     except (OSError, _NotRegular):
         report.skipped["unreadable file"] += 1
         return 0
+
+
+def _read_new(db, f, path, state: _State, head: bytes, data: bytes, rewrite, extract, report):
+    key, offset = state.path, state.offset
     skip = 0
-    if open_end and data[:1] == b"\n":
+    if state.open_end and data[:1] == b"\n":
         skip = 1  # the newline that ends a line already taken without one
     chunks = data[skip:].split(b"\n")
     tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
@@ -137,45 +176,117 @@ def _ingest_file(
             report.pending += 1
     if consumed == skip and not rewrite:
         if skip:  # only the newline arrived: remember it is read, nothing else changed
-            db.execute("UPDATE files SET offset = offset + 1, open_end = 0 WHERE path = ?", (key,))
+            tail_hash, tail_len = _tail(f, offset + 1)
+            db.execute(
+                "UPDATE files SET offset = offset + 1, open_end = 0, tail = ?, tail_len = ? "
+                "WHERE path = ?",
+                (tail_hash, tail_len, key),
+            )
         return 0  # nothing whole to read yet (an unfinished line stays pending)
     report.read += 1
+    session = state.session
     parent = session_key(path)[1]
     if rewrite:
         report.rewrites += 1
         db.execute("DELETE FROM turns WHERE session = ?", (session,))
         db.execute("DELETE FROM mentions WHERE session = ?", (session,))
-    _store(db, session, parent, lines, parsed, extract, report, continued=offset > 0)
+    _store(db, session, parent, state.lines, parsed, extract, report, continued=offset > 0)
     head_len = min(len(head), HEAD_BYTES)
+    end = offset + consumed
+    if consumed >= TAIL_BYTES:
+        tail_hash, tail_len = _digest(data[consumed - TAIL_BYTES : consumed]), TAIL_BYTES
+    else:
+        tail_hash, tail_len = _tail(f, end)
+    st = os.fstat(f.fileno())
     db.execute(
-        "INSERT INTO files (path, session, offset, lines, head, head_len, open_end) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+        f"INSERT INTO files ({_STATE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (path) DO UPDATE SET "
         "offset = excluded.offset, lines = excluded.lines, head = excluded.head, "
-        "head_len = excluded.head_len, open_end = excluded.open_end",
+        "head_len = excluded.head_len, open_end = excluded.open_end, dev = excluded.dev, "
+        "ino = excluded.ino, tail = excluded.tail, tail_len = excluded.tail_len",
         (
             key,
             session,
-            offset + consumed,
-            lines + len(parsed),
+            end,
+            state.lines + len(parsed),
             _digest(head[:head_len]),
             head_len,
             open_end,
+            st.st_dev,
+            st.st_ino,
+            tail_hash,
+            tail_len,
         ),
     )
     report.sessions.add(session)
     return len(data)
 
 
+def _state(db, where: str, *args) -> _State | None:
+    row = db.execute(f"SELECT {_STATE} FROM files WHERE {where}", args).fetchone()
+    return _State(*row) if row else None
+
+
+def _same_file(db, path: Path, root: Path, st: os.stat_result, head: bytes) -> _State | None:
+    """The row of a file already read under another path, if this is that file: the same
+    device and inode (a symlink, a hard link, a renamed folder), or the same session with
+    the same first bytes (a home copied to another disk). `_ALIAS` when that other path is
+    still a transcript under this root: then it, not this one, is the file read."""
+    found = _state(db, "dev = ? AND ino = ?", st.st_dev, st.st_ino)
+    if found is None:
+        stem = session_key(path)[0]
+        for row in db.execute(
+            f"SELECT {_STATE} FROM files WHERE session = ? OR session LIKE ? ESCAPE '\\'",
+            (stem, _like_prefix(stem) + "~%"),
+        ).fetchall():
+            candidate = _State(*row)
+            if candidate.head and _digest(head[: candidate.head_len]) == candidate.head:
+                found = candidate
+                break
+    if found is None:
+        return None
+    other = Path(found.path)
+    if other.is_relative_to(root) and _is_transcript(other):
+        try:
+            same_inode = (os.stat(other).st_dev, os.stat(other).st_ino) == (st.st_dev, st.st_ino)
+        except OSError:
+            same_inode = False
+        if same_inode or found.ino != st.st_ino:
+            return _ALIAS
+    return found
+
+
+def _is_transcript(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _note_identity(db, f, state: _State, st: os.stat_result) -> None:
+    """Fill in the device, inode and tail fingerprint of a row that lacks them (a row from
+    before they were kept, or a file that moved to another inode)."""
+    state.dev, state.ino = st.st_dev, st.st_ino
+    if state.offset and not state.tail_len:
+        state.tail, state.tail_len = _tail(f, state.offset)
+    db.execute(
+        "UPDATE files SET dev = ?, ino = ?, tail = ?, tail_len = ? WHERE path = ?",
+        (state.dev, state.ino, state.tail, state.tail_len, state.path),
+    )
+
+
+def _tail(f, end: int) -> tuple[str, int]:
+    """The fingerprint of the bytes just before `end`, and how many it covers."""
+    n = min(TAIL_BYTES, end)
+    return (_digest(os.pread(f.fileno(), n, end - n)), n) if n else ("", 0)
+
+
 def _store(
-    db: sqlite3.Connection,
-    session: str,
-    parent: str | None,
-    first_seq: int,
-    parsed: list,
-    extract: Extractor,
-    report: IngestReport,
-    *,
-    continued: bool,
+    db, session: str, parent, first_seq: int, parsed: list, extract, report, *, continued: bool
 ) -> None:
     turns: list[Draft] = []
     meta = {
@@ -186,6 +297,7 @@ def _store(
         "sidechain": False,
         "parent": parent,
     }
+    seen = _uuids(db, session) if continued else set()
     for i, line in enumerate(parsed):
         if isinstance(line, str):  # a reason the line could not be read
             if line != "empty":
@@ -195,12 +307,21 @@ def _store(
             report.records += 1
             report.ignored[line.kind] += 1
             continue
-        repair = line.reason if isinstance(line, Repaired) else None
-        record = line.record if isinstance(line, Repaired) else line
-        got = read(record, first_seq + i)
+        if isinstance(line, Repaired):
+            line, repair = line.record, line.reason
+        else:
+            repair = None
+        got = read(line, first_seq + i)
         if isinstance(got, str):
             report.skipped[got] += 1
             continue
+        if got.uuid and got.drafts:
+            if got.uuid in seen:  # the same record written twice: its turns are stored
+                report.skipped["duplicate uuid"] += 1
+                continue
+            seen.add(got.uuid)
+            for d in got.drafts:
+                d.uuids = got.uuid
         report.records += 1
         repair = repair or got.repaired
         if repair:
@@ -212,7 +333,9 @@ def _store(
     _merge_assistant_messages(db, session, turns, continued)
     rows, mentions = [], []
     for d in turns:
-        rows.append((session, d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg))
+        rows.append(
+            (session, d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg, d.uuids)
+        )
         report.turns += 1
         report.by[d.by] += 1
         try:
@@ -223,17 +346,15 @@ def _store(
         for m in found:
             mentions.append((session, d.seq, *m, d.ts))
     db.executemany(
-        "INSERT INTO turns (session, seq, ts, role, by, kind, text, sidechain, msg) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO turns (session, seq, ts, role, by, kind, text, sidechain, msg, uuids) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", mentions)
     _upsert_session(db, session, meta)
 
 
-def _merge_assistant_messages(
-    db: sqlite3.Connection, session: str, turns: list[Draft], continued: bool
-) -> None:
+def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: bool) -> None:
     """One assistant message is one turn, though Claude Code writes a line per block.
 
     Text from later lines of a message is appended to its first text turn, whether that
@@ -246,23 +367,40 @@ def _merge_assistant_messages(
             keep.append(d)
             continue
         if d.msg in first:
-            first[d.msg].text += "\n\n" + d.text
+            head = first[d.msg]
+            head.text += "\n\n" + d.text
+            head.uuids = _joined(head.uuids, d.uuids)
             continue
         row = (
             continued
             and db.execute(
-                "SELECT id, seq, text, ts FROM turns "
+                "SELECT id, seq, text, ts, uuids FROM turns "
                 "WHERE session = ? AND msg = ? AND kind = 'text'",
                 (session, d.msg),
             ).fetchone()
         )
         if row:  # continues a message stored earlier: update it and re-extract there
             d.seq, d.ts, d.text = row[1], row[3], row[2] + "\n\n" + d.text
+            d.uuids = _joined(row[4], d.uuids)
             db.execute("DELETE FROM turns WHERE id = ?", (row[0],))
             db.execute("DELETE FROM mentions WHERE session = ? AND seq = ?", (session, row[1]))
         first[d.msg] = d
         keep.append(d)
     turns[:] = keep
+
+
+def _uuids(db, session: str) -> set[str]:
+    """The uuids of the records a session's stored turns were read from."""
+    out: set[str] = set()
+    for (uuids,) in db.execute(
+        "SELECT uuids FROM turns WHERE session = ? AND uuids IS NOT NULL", (session,)
+    ):
+        out.update(uuids.split())
+    return out
+
+
+def _joined(a: str | None, b: str | None) -> str | None:
+    return f"{a} {b}" if a and b else a or b
 
 
 def _note_session(meta: dict, got: Read) -> None:
@@ -279,7 +417,7 @@ def _note_session(meta: dict, got: Read) -> None:
         meta["last"] = max(meta["last"] or got.ts, got.ts)
 
 
-def _upsert_session(db: sqlite3.Connection, session: str, meta: dict) -> None:
+def _upsert_session(db, session: str, meta: dict) -> None:
     db.execute(
         "INSERT INTO sessions (id, parent, cwd, title, first_ts, last_ts, sidechain, version) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (id) DO UPDATE SET "
@@ -304,23 +442,20 @@ def _upsert_session(db: sqlite3.Connection, session: str, meta: dict) -> None:
     )
 
 
-def _new_session_id(path: Path, claimed: dict) -> str:
+def _new_session_id(db, path: Path) -> str:
     """The file's stem, unless another file already owns that id (then a path-hashed one)."""
     stem = session_key(path)[0]
-    owner = claimed.get(stem)
-    if owner is None or owner == str(path):
-        claimed[stem] = str(path)
+    owner = db.execute("SELECT path FROM files WHERE session = ?", (stem,)).fetchone()
+    if owner is None or owner[0] == str(path):
         return stem
-    unique = f"{stem}~{_digest(str(path).encode())[:8]}"
-    claimed[unique] = str(path)
-    return unique
+    return f"{stem}~{_digest(str(path).encode())[:8]}"
 
 
 class _NotRegular(Exception):
     """A path named like a transcript that is not a regular file (a FIFO, a device)."""
 
 
-def _open_regular(path: Path) -> BinaryIO:
+def _open_regular(path: Path):
     """The file for reading, only if it is a regular file. Opened without blocking, so a
     FIFO is refused rather than waited on for a writer that never comes."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -340,7 +475,7 @@ def _digest(data: bytes) -> str:
 
 def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None = None) -> int:
     """Run the rules again over stored turns (after the rules changed). Returns turns read."""
-    where, args = "", ()  # type: str, tuple[str, ...]
+    where, args = ("", ())
     if sessions is not None:
         ids = sorted(set(sessions))
         where = f" WHERE session IN ({','.join('?' * len(ids))})"
@@ -352,7 +487,7 @@ def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None
             f"SELECT session, seq, ts, role, by, kind, text, sidechain, msg FROM turns{where}",
             args,
         ).fetchall()
-        out: list[tuple] = []
+        out = []
         for session, seq, ts, role, by, kind, text, side, msg in rows:
             d = Draft(seq, ts, role, by, kind, text, bool(side), msg)
             out.extend((session, seq, *m, ts) for m in extract(d))

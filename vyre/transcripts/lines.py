@@ -181,6 +181,8 @@ def _read(record: dict, seq: int) -> Read | str:
     if not isinstance(kind, str):
         return "unknown record type"
     uuid = _text(record.get("uuid"))
+    if uuid and len(uuid.split()) != 1:  # stored space-separated: a uuid is one word
+        uuid = None
     if kind in ("user", "assistant"):
         if not isinstance(record.get("message"), dict):
             return "malformed record"
