@@ -234,6 +234,16 @@ def test_the_daemon_reads_good_lines_beside_bad_ones_and_says_what_it_skipped(tm
         )
 
 
+def test_the_daemon_starts_over_transcripts_full_of_bad_lines(tmp_path, vyre_home):
+    mutated_root, _, _ = mutated_copies(tmp_path, sorted(CLASSES), "daemon start")
+    direct, _ = read_into(tmp_path / "direct", mutated_root)
+    want = len(direct.sessions())
+    with daemon_in_thread(vyre_home, mutated_root):
+        info = process.status(vyre_home)
+        assert info["sessions"] == want and info["last_error"] is None
+        assert sum(info["skipped"].values()) > 0
+
+
 def test_files_of_a_poll_that_failed_are_read_again_without_changing(
     tmp_path, vyre_home, monkeypatch
 ):
@@ -686,6 +696,13 @@ def test_every_write_of_the_users_rows_is_backed_up_beside_the_ledger(
     count = len(backup.backups(vyre_home))
     CliRunner().invoke(cli, ["ingest"])  # nothing of the user's changed: no new backup
     assert len(backup.backups(vyre_home)) == count
+    with Memory() as memory:  # rolling: the newest KEEP are kept
+        for i in range(backup.KEEP + 5):
+            memory.project_add(f"p{i}", f"Project {i}", [f"/w/p{i}"])
+    names = backup.backups(vyre_home)
+    assert len(names) == backup.KEEP
+    newest_rows = backup.read(names[0])["tables"]["projects"]["rows"]
+    assert len(newest_rows) == backup.KEEP + 6
 
 
 def test_a_zero_byte_ledger_is_refused_never_made_anew(tmp_path, vyre_home, monkeypatch):

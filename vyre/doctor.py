@@ -27,7 +27,7 @@ from pathlib import Path
 
 from vyre.daemon.protocol import LOCK_NAME, LOG_NAME, SOCKET_NAME
 from vyre.errors import DaemonControlError, VyreError
-from vyre.ledger import backup
+from vyre.ledger import Ledger, backup
 from vyre.ledger.migrations import MIGRATIONS
 from vyre.ledger.store import SEARCHED
 
@@ -234,18 +234,16 @@ def _refresh(home: Path, root: Path, *, derive: bool) -> list[str]:
         graph = _graph(home, True)
         if derive or not graph.ok:
             if root.is_dir():
-                report, _ = memory.ingest(root, main=False)
-                out.append(f"read the transcripts again: {report.turns:,} turns")
-            report = memory.derive(force=True)
-            out.append(f"derived every room again: {report.summary()}")
+                read, _ = memory.ingest(root, main=False)
+                out.append(f"read the transcripts again: {read.turns:,} turns")
+            derived = memory.derive(force=True)
+            out.append(f"derived every room again: {derived.summary()}")
     return out
 
 
 def rebuild_ledger(home: Path, root: Path) -> list[str]:
     """Move the damaged ledger aside and build a new one from what can be read of it and
     from the newest backup. The transcripts are read again by the caller."""
-    from vyre.ledger import Ledger
-
     path = home / LEDGER
     found = backup.newest(home)  # chosen first: what follows writes backups of its own
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -280,7 +278,7 @@ def rebuild_ledger(home: Path, root: Path) -> list[str]:
     return out
 
 
-def _salvage(source: Path, ledger) -> tuple[dict[str, int], int]:
+def _salvage(source: Path, ledger: Ledger) -> tuple[dict[str, int], int]:
     """Copy every readable row of the tables registered as the user's or as read from
     outside, from a damaged ledger. Returns rows copied per table and ranges skipped."""
     try:
@@ -306,7 +304,9 @@ def _salvage(source: Path, ledger) -> tuple[dict[str, int], int]:
     return copied, lost
 
 
-def _copy(old: sqlite3.Connection, ledger, table: str, columns: list[str]) -> tuple[int, int]:
+def _copy(
+    old: sqlite3.Connection, ledger: Ledger, table: str, columns: list[str]
+) -> tuple[int, int]:
     """Rows by rowid range, halving any range that cannot be read. Returns (copied, skipped
     ranges)."""
     names = ", ".join(f'"{c}"' for c in columns)
@@ -339,7 +339,7 @@ def _copy(old: sqlite3.Connection, ledger, table: str, columns: list[str]) -> tu
     return copied, skipped
 
 
-def _forget_files_on_disk(ledger, root: Path) -> int:
+def _forget_files_on_disk(ledger: Ledger, root: Path) -> int:
     """Sessions whose transcript still exists are read again whole (their salvaged turns
     may have holes); those whose transcript is gone keep what was salvaged. A transcript is
     found by its `files` row or, when the salvage lost that row, by its session's name."""

@@ -72,6 +72,10 @@ def backups(home: Path) -> list[Path]:
     return sorted(where.glob(f"{PREFIX}*.json"), reverse=True)
 
 
+def _digest_in(path: Path) -> str:
+    return path.stem.rsplit("-", 1)[-1]
+
+
 def read(path: Path) -> dict | None:
     """A backup's content, or None when it cannot be read (cut short, not ours)."""
     try:
@@ -100,8 +104,8 @@ def keep(db: sqlite3.Connection, home: Path, known: str | None = None) -> str:
     snap = snapshot(db)
     current = digest(snap)
     if known is None:
-        found = newest(home)
-        known = found[1]["digest"] if found else ""
+        names = backups(home)
+        known = _digest_in(names[0]) if names else ""
     if current == known:
         return current
     empty = not any(t["rows"] for t in snap["tables"].values())
@@ -119,7 +123,7 @@ def _write(home: Path, snap: dict) -> Path:
     if where.is_symlink() or not where.is_dir():
         raise OSError(f"{where} is not a folder of its own")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-    path = where / f"{PREFIX}{stamp}.json"
+    path = where / f"{PREFIX}{stamp}-{snap['digest']}.json"  # the digest, to compare unread
     tmp = where / f".{PREFIX}{stamp}.{os.getpid()}.tmp"
     data = json.dumps(snap, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)

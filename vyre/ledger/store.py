@@ -10,7 +10,7 @@ What must stay true:
 - Damage found later (noise in one page) surfaces as `LedgerDamaged` from whichever
   statement read the page, not as a raw `sqlite3.DatabaseError`.
 - A committed write to a table registered as the user's (`table_kinds`) refreshes the rolling
-  backup beside the ledger (`backup.py`).
+  backup beside the ledger (`backup.py`); opening a ledger that has none yet writes the first.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vyre.errors import LedgerBusy, LedgerDamaged, LedgerError
 from vyre.ledger import backup, search
@@ -67,46 +67,48 @@ def as_ledger_error(exc: sqlite3.Error, path: Path) -> LedgerError | None:
 class _Cursor(sqlite3.Cursor):
     """A cursor whose reads say which ledger is damaged, rather than raise raw SQLite."""
 
-    def _fail(self, exc: sqlite3.Error) -> LedgerError | sqlite3.Error:
-        return as_ledger_error(exc, self.connection.path) or exc  # type: ignore[attr-defined]
+    connection: _Connection
 
-    def execute(self, sql, parameters=(), /):  # type: ignore[override]
-        self.connection.note(sql)  # type: ignore[attr-defined]
+    def _fail(self, exc: sqlite3.Error) -> Exception:
+        return as_ledger_error(exc, self.connection.path) or exc
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        self.connection.note(sql)
         try:
             return super().execute(sql, parameters)
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
         finally:
-            self.connection.after()  # type: ignore[attr-defined]
+            self.connection.after()
 
-    def executemany(self, sql, seq_of_parameters, /):  # type: ignore[override]
-        self.connection.note(sql)  # type: ignore[attr-defined]
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> _Cursor:
+        self.connection.note(sql)
         try:
             return super().executemany(sql, seq_of_parameters)
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
         finally:
-            self.connection.after()  # type: ignore[attr-defined]
+            self.connection.after()
 
-    def __next__(self):
+    def __next__(self) -> Any:
         try:
             return super().__next__()
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
 
-    def fetchone(self):
+    def fetchone(self) -> Any:
         try:
             return super().fetchone()
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
 
-    def fetchmany(self, size: int | None = None):  # type: ignore[override]
+    def fetchmany(self, size: int | None = None) -> list[Any]:
         try:
             return super().fetchmany(size if size is not None else self.arraysize)
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
 
-    def fetchall(self):
+    def fetchall(self) -> list[Any]:
         try:
             return super().fetchall()
         except sqlite3.Error as exc:
@@ -119,15 +121,15 @@ class _Connection(sqlite3.Connection):
     path: Path = Path()
     user_writes: re.Pattern | None = None  # a write to one of the user's tables
     dirty = False
-    on_user_write = None
+    on_user_write: Callable[[], None] | None = None
 
-    def cursor(self, factory=_Cursor):  # type: ignore[override]
+    def cursor(self, factory: Any = _Cursor) -> Any:
         return super().cursor(factory)
 
-    def execute(self, sql, parameters=(), /):  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
         return self.cursor().execute(sql, parameters)
 
-    def executemany(self, sql, parameters, /):  # type: ignore[override]
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> _Cursor:
         return self.cursor().executemany(sql, parameters)
 
     def note(self, sql: str) -> None:
@@ -151,7 +153,7 @@ class Ledger:
         try:
             if path.stat().st_size == 0:
                 raise damaged(path, "it is empty: 0 bytes")
-            self.db: _Connection = sqlite3.connect(  # type: ignore[assignment]
+            self.db = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, factory=_Connection
             )
             self.db.path = path
@@ -168,8 +170,8 @@ class Ledger:
             raise LedgerError(f"the ledger {path} cannot be opened: {exc.strerror}") from exc
         if not path.is_symlink():  # never chmod through a link
             path.chmod(0o600)
-        if not created:  # a new ledger holds nothing of the user's: no backup to replace
-            self.backup()
+        if not created and not backup.backups(path.parent):
+            self.backup()  # rows from before backups were kept (every write since is kept)
 
     # -- the user's rows ------------------------------------------------------------------
 

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from vyre.errors import MissingRoot
 from vyre.ledger import Ledger
 from vyre.models import IngestReport
 from vyre.transcripts.classify import Draft
-from vyre.transcripts.lines import Read, Repaired, Unread, parse, read
+from vyre.transcripts.lines import Parsed, Read, Repaired, Unread, parse, read
 
 HEAD_BYTES = 256
 TAIL_BYTES = 256  # fingerprinted just before the offset: a rewrite that kept the head shows
@@ -116,7 +118,9 @@ _STATE = "path, session, offset, lines, head, head_len, open_end, dev, ino, tail
 _ALIAS = _State("", "")  # this path names a file already read under another path
 
 
-def _ingest_file(db, path: Path, root: Path, extract: Extractor, report) -> int:
+def _ingest_file(
+    db: sqlite3.Connection, path: Path, root: Path, extract: Extractor, report: IngestReport
+) -> int:
     """Read one file's new lines into the open transaction; returns the bytes read."""
     key = str(path)
     try:
@@ -157,7 +161,17 @@ def _ingest_file(db, path: Path, root: Path, extract: Extractor, report) -> int:
         return 0
 
 
-def _read_new(db, f, path, state: _State, head: bytes, data: bytes, rewrite, extract, report):
+def _read_new(
+    db: sqlite3.Connection,
+    f: BinaryIO,
+    path: Path,
+    state: _State,
+    head: bytes,
+    data: bytes,
+    rewrite: bool,
+    extract: Extractor,
+    report: IngestReport,
+) -> int:
     key, offset = state.path, state.offset
     skip = 0
     if state.open_end and data[:1] == b"\n":
@@ -222,12 +236,14 @@ def _read_new(db, f, path, state: _State, head: bytes, data: bytes, rewrite, ext
     return len(data)
 
 
-def _state(db, where: str, *args) -> _State | None:
+def _state(db: sqlite3.Connection, where: str, *args: object) -> _State | None:
     row = db.execute(f"SELECT {_STATE} FROM files WHERE {where}", args).fetchone()
     return _State(*row) if row else None
 
 
-def _same_file(db, path: Path, root: Path, st: os.stat_result, head: bytes) -> _State | None:
+def _same_file(
+    db: sqlite3.Connection, path: Path, root: Path, st: os.stat_result, head: bytes
+) -> _State | None:
     """The row of a file already read under another path, if this is that file: the same
     device and inode (a symlink, a hard link, a renamed folder), or the same session with
     the same first bytes (a home copied to another disk). `_ALIAS` when that other path is
@@ -267,7 +283,7 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _note_identity(db, f, state: _State, st: os.stat_result) -> None:
+def _note_identity(db: sqlite3.Connection, f: BinaryIO, state: _State, st: os.stat_result) -> None:
     """Fill in the device, inode and tail fingerprint of a row that lacks them (a row from
     before they were kept, or a file that moved to another inode)."""
     state.dev, state.ino = st.st_dev, st.st_ino
@@ -279,17 +295,25 @@ def _note_identity(db, f, state: _State, st: os.stat_result) -> None:
     )
 
 
-def _tail(f, end: int) -> tuple[str, int]:
+def _tail(f: BinaryIO, end: int) -> tuple[str, int]:
     """The fingerprint of the bytes just before `end`, and how many it covers."""
     n = min(TAIL_BYTES, end)
     return (_digest(os.pread(f.fileno(), n, end - n)), n) if n else ("", 0)
 
 
 def _store(
-    db, session: str, parent, first_seq: int, parsed: list, extract, report, *, continued: bool
+    db: sqlite3.Connection,
+    session: str,
+    parent: str | None,
+    first_seq: int,
+    parsed: list[Parsed],
+    extract: Extractor,
+    report: IngestReport,
+    *,
+    continued: bool,
 ) -> None:
     turns: list[Draft] = []
-    meta = {
+    meta: dict = {
         "cwd": None,
         "title": None,
         "first": None,
@@ -307,11 +331,12 @@ def _store(
             report.records += 1
             report.ignored[line.kind] += 1
             continue
+        repair: str | None = None
         if isinstance(line, Repaired):
-            line, repair = line.record, line.reason
+            record, repair = line.record, line.reason
         else:
-            repair = None
-        got = read(line, first_seq + i)
+            record = line
+        got = read(record, first_seq + i)
         if isinstance(got, str):
             report.skipped[got] += 1
             continue
@@ -354,7 +379,9 @@ def _store(
     _upsert_session(db, session, meta)
 
 
-def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: bool) -> None:
+def _merge_assistant_messages(
+    db: sqlite3.Connection, session: str, turns: list[Draft], continued: bool
+) -> None:
     """One assistant message is one turn, though Claude Code writes a line per block.
 
     Text from later lines of a message is appended to its first text turn, whether that
@@ -389,7 +416,7 @@ def _merge_assistant_messages(db, session: str, turns: list[Draft], continued: b
     turns[:] = keep
 
 
-def _uuids(db, session: str) -> set[str]:
+def _uuids(db: sqlite3.Connection, session: str) -> set[str]:
     """The uuids of the records a session's stored turns were read from."""
     out: set[str] = set()
     for (uuids,) in db.execute(
@@ -417,7 +444,7 @@ def _note_session(meta: dict, got: Read) -> None:
         meta["last"] = max(meta["last"] or got.ts, got.ts)
 
 
-def _upsert_session(db, session: str, meta: dict) -> None:
+def _upsert_session(db: sqlite3.Connection, session: str, meta: dict) -> None:
     db.execute(
         "INSERT INTO sessions (id, parent, cwd, title, first_ts, last_ts, sidechain, version) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (id) DO UPDATE SET "
@@ -442,7 +469,7 @@ def _upsert_session(db, session: str, meta: dict) -> None:
     )
 
 
-def _new_session_id(db, path: Path) -> str:
+def _new_session_id(db: sqlite3.Connection, path: Path) -> str:
     """The file's stem, unless another file already owns that id (then a path-hashed one)."""
     stem = session_key(path)[0]
     owner = db.execute("SELECT path FROM files WHERE session = ?", (stem,)).fetchone()
@@ -455,7 +482,7 @@ class _NotRegular(Exception):
     """A path named like a transcript that is not a regular file (a FIFO, a device)."""
 
 
-def _open_regular(path: Path):
+def _open_regular(path: Path) -> BinaryIO:
     """The file for reading, only if it is a regular file. Opened without blocking, so a
     FIFO is refused rather than waited on for a writer that never comes."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -475,7 +502,7 @@ def _digest(data: bytes) -> str:
 
 def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None = None) -> int:
     """Run the rules again over stored turns (after the rules changed). Returns turns read."""
-    where, args = ("", ())
+    where, args = "", ()  # type: tuple[str, tuple[str, ...]]
     if sessions is not None:
         ids = sorted(set(sessions))
         where = f" WHERE session IN ({','.join('?' * len(ids))})"
@@ -487,7 +514,7 @@ def reextract(ledger: Ledger, extract: Extractor, sessions: Iterable[str] | None
             f"SELECT session, seq, ts, role, by, kind, text, sidechain, msg FROM turns{where}",
             args,
         ).fetchall()
-        out = []
+        out: list[tuple] = []
         for session, seq, ts, role, by, kind, text, side, msg in rows:
             d = Draft(seq, ts, role, by, kind, text, bool(side), msg)
             out.extend((session, seq, *m, ts) for m in extract(d))
