@@ -869,3 +869,23 @@ def test_a_tool_event_the_daemon_answers_late_is_stored_once(
     else:
         assert len(rows) == 3  # three events with no id of their own: one row each
         assert len({k for _, k in rows}) == 3
+
+
+def test_a_backup_holds_binary_rows_and_restores_them_as_they_were(tmp_path):
+    from vyre.ledger import Ledger, backup
+
+    ledger = Ledger(tmp_path / "vyre.db")
+    key = bytes(range(256))
+    with ledger.transaction() as db:
+        db.execute(
+            "INSERT INTO deck_passkeys (credential, public_key, created) VALUES (?, ?, ?)",
+            (b"\x00cred", key, "2026-12-01T10:00:00"),
+        )
+    _, snap = backup.newest(tmp_path)
+    ledger.close()
+    fresh = Ledger(tmp_path / "fresh.db")
+    with fresh.transaction() as db:
+        assert backup.restore(db, snap)["deck_passkeys"] == 1
+    assert fresh.db.execute("SELECT credential, public_key FROM deck_passkeys").fetchall() == [
+        (b"\x00cred", key)
+    ]

@@ -50,9 +50,18 @@ def snapshot(db: sqlite3.Connection) -> dict:
     for name in registered(db):
         cursor = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid')
         columns = [c[0] for c in cursor.description]
-        tables[name] = {"columns": columns, "rows": [list(r) for r in cursor.fetchall()]}
+        tables[name] = {"columns": columns, "rows": [_row(r) for r in cursor.fetchall()]}
     migrations = [r[0] for r in db.execute("SELECT id FROM migrations ORDER BY rowid")]
     return {"format": FORMAT, "migrations": migrations, "tables": tables}
+
+
+def _row(row: tuple) -> list:
+    """A row as JSON holds it: bytes (a passkey's public key) as {"hex": ...}."""
+    return [{"hex": v.hex()} if isinstance(v, bytes) else v for v in row]
+
+
+def _value(v: object) -> object:
+    return bytes.fromhex(v["hex"]) if isinstance(v, dict) and "hex" in v else v
 
 
 def digest(snap: dict) -> str:
@@ -156,7 +165,7 @@ def restore(db: sqlite3.Connection, snap: dict) -> dict[str, int]:
         before = db.total_changes
         db.executemany(
             f'INSERT OR IGNORE INTO "{name}" ({columns}) VALUES ({marks})',
-            ([row[i] for i in keep_at] for row in table["rows"]),
+            ([_value(row[i]) for i in keep_at] for row in table["rows"]),
         )
         added[name] = db.total_changes - before
     return added
