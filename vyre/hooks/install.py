@@ -17,20 +17,19 @@ What must stay true (tests/test_harness.py checks each):
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
 import json
 import os
 import shlex
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 import vyre
 from vyre.errors import HarnessError
+from vyre.files import write_atomic
 from vyre.hooks.commands import (
     EVENTS,
     MARKER,
@@ -187,22 +186,6 @@ def _diff(path: Path, old: bytes | None, new: str) -> str:
     return "".join(lines)
 
 
-def _write_atomic(path: Path, data: bytes, mode: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _backup(path: Path, raw: bytes, mode: int) -> Path:
     """Write `raw` beside `path` under a name no earlier backup has; return that name."""
     stem = f"{path.name}.vyre-backup-{datetime.now():%Y%m%dT%H%M%S}"
@@ -235,7 +218,7 @@ def _apply(path: Path, raw: bytes | None, old: dict, new: dict, dry_run: bool) -
     try:
         if raw is not None:
             result.backup = _backup(path, raw, mode)
-        _write_atomic(path, text.encode("utf-8"), mode)
+        write_atomic(path, text.encode("utf-8"), mode)
     except OSError as exc:
         raise HarnessError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return result
@@ -373,7 +356,7 @@ def write_plugin(folder: Path, *, python: str | None = None) -> list[Path]:
     try:
         for name, data in plugin_files(python).items():
             path = folder / name
-            _write_atomic(path, _dump(data).encode("utf-8"), _mode(path, NEW_PLUGIN_MODE))
+            write_atomic(path, _dump(data).encode("utf-8"), _mode(path, NEW_PLUGIN_MODE))
             written.append(path)
     except OSError as exc:
         raise HarnessError(f"cannot write the plugin in {folder}: {exc.strerror or exc}") from exc

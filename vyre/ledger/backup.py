@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+
+from vyre.files import write_atomic
 
 FOLDER = "backups"
 PREFIX = "user-rows-"
@@ -133,18 +134,8 @@ def _write(home: Path, snap: dict) -> Path:
         raise OSError(f"{where} is not a folder of its own")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     path = where / f"{PREFIX}{stamp}-{snap['digest']}.json"  # the digest, to compare unread
-    tmp = where / f".{PREFIX}{stamp}.{os.getpid()}.tmp"
     data = json.dumps(snap, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, 0o600)
     for old in backups(home)[KEEP:]:
         old.unlink(missing_ok=True)
     return path

@@ -73,18 +73,15 @@ class _Cursor(sqlite3.Cursor):
         return as_ledger_error(exc, self.connection.path) or exc
 
     def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
-        self.connection.note(sql)
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.Error as exc:
-            raise self._fail(exc) from exc
-        finally:
-            self.connection.after()
+        return self._run(super().execute, sql, parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> _Cursor:
+        return self._run(super().executemany, sql, seq_of_parameters)
+
+    def _run(self, step: Callable[[str, Any], _Cursor], sql: str, args: Any) -> _Cursor:
         self.connection.note(sql)
         try:
-            return super().executemany(sql, seq_of_parameters)
+            return step(sql, args)
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
         finally:
