@@ -372,7 +372,7 @@ def test_the_same_transcripts_by_another_path_are_not_read_again(how, tmp_path, 
 
             again = tmp_path / "other-disk" / "projects"
             shutil.copytree(root, again)
-        report, _ = memory.ingest(again)
+        report = memory.ingest(again).report
         assert report.turns == 0 and report.read == 0
         assert _count(memory) == turns_before
         assert _facts(memory) == facts_before
@@ -384,7 +384,7 @@ def test_the_same_transcripts_by_another_path_are_not_read_again(how, tmp_path, 
         t.user("Lena Park, the office manager at Summit Dental, called.")
         with open(path, "ab") as f:
             f.write(t.lines()[-1] + b"\n")
-        report, _ = memory.ingest(again)
+        report = memory.ingest(again).report
         assert report.turns == 1 and _count(memory) == turns_before + 1
 
 
@@ -401,7 +401,7 @@ def test_a_moved_copy_whose_later_lines_differ_is_read_again_as_one_session(tmp_
         shutil.rmtree(root)
         t.records[-1]["message"]["content"] = "Lena Park, the office manager at Summit Dental."
         t.write(next(new.rglob("k1.jsonl")))
-        report, _ = memory.ingest(new)
+        report = memory.ingest(new).report
         assert report.rewrites == 1
         assert [s["id"] for s in memory.ledger.sessions()] == ["k1"]
         texts = [r[0] for r in memory.ledger.db.execute("SELECT text FROM turns ORDER BY seq")]
@@ -413,7 +413,7 @@ def test_a_symlinked_transcript_beside_its_target_is_read_once(tmp_path):
     path = _keel(root).write()
     (path.parent / "link.jsonl").symlink_to(path)
     with Memory(tmp_path / "vyre") as memory:
-        report, _ = memory.ingest(root)
+        report = memory.ingest(root).report
         assert report.aliases == 1
         assert "1 files already read under another path" in report.summary()
         assert sorted(s["id"] for s in memory.ledger.sessions()) == ["k1"]

@@ -234,7 +234,7 @@ def _refresh(home: Path, root: Path, *, derive: bool) -> list[str]:
         graph = _graph(home, True)
         if derive or not graph.ok:
             if root.is_dir():
-                read, _ = memory.ingest(root, main=False)
+                read = memory.ingest(root, main=False).report
                 out.append(f"read the transcripts again: {read.turns:,} turns")
             derived = memory.derive(force=True)
             out.append(f"derived every room again: {derived.summary()}")
