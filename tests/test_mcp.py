@@ -231,3 +231,91 @@ def test_an_agent_can_propose_a_lesson_but_never_accept_it(home, tmp_path):
         assert Learn(ledger, home).get(out["proposed"]).status == "proposed"
     finally:
         ledger.close()
+
+
+# -- the protocol itself (vyre/mcp/protocol.py), in process -------------------------------------
+
+
+def exchange(*messages: dict | str) -> list[dict]:
+    """Feed messages to a fresh server's stdin; its replies, in order."""
+    import io
+    import json
+
+    from vyre.mcp.server import create_server
+
+    lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
+    out = io.StringIO()
+    create_server("/nowhere").run(io.StringIO("\n".join(lines) + "\n"), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}},
+}
+
+
+def test_initialize_names_the_server_and_agrees_a_version():
+    (reply,) = exchange(INIT)
+    assert reply["id"] == 1 and reply["result"]["protocolVersion"] == "2025-06-18"
+    assert reply["result"]["serverInfo"]["name"] == "vyre"
+    assert reply["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    (newest,) = exchange({**INIT, "params": {"protocolVersion": "1999-01-01"}})
+    assert newest["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_notifications_get_no_reply_and_unknown_methods_an_error():
+    replies = exchange(
+        INIT,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/list"},
+        "{not json",
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    )
+    assert [r.get("id") for r in replies] == [1, 2, None, 3]
+    assert replies[1]["error"]["code"] == -32601
+    assert replies[2]["error"]["code"] == -32700
+    assert replies[3]["result"] == {}
+
+
+def test_bad_arguments_are_a_tool_error_of_one_line():
+    def call(name: str, arguments: dict, rid: int) -> dict:
+        params = {"name": name, "arguments": arguments}
+        return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+    replies = exchange(
+        call("memory_about", {}, 1),
+        call("memory_why", {"name": "Priya", "rel": "likes"}, 2),
+        call("memory_facts", {"limit": "many"}, 3),
+        call("memory_facts", {"room": "harlow"}, 4),
+        call("no_such_tool", {}, 5),
+    )
+    by_id = {r["id"]: r for r in replies}
+    texts = [by_id[i]["result"]["content"][0]["text"] for i in (1, 2, 3, 4)]
+    assert all(by_id[i]["result"]["isError"] for i in (1, 2, 3, 4))
+    assert "missing argument: name" in texts[0]
+    assert "rel: one of is, works_at" in texts[1]
+    assert "limit: expected integer" in texts[2]
+    assert "unknown argument: room" in texts[3]  # no tool takes a room
+    assert all("\n" not in t for t in texts)
+    assert by_id[5]["error"]["code"] == -32602
+
+
+def test_initialize_is_answered_before_any_memory_code_is_loaded():
+    import subprocess
+    import sys
+
+    code = (
+        "import io, json, sys; from vyre.mcp.server import create_server; "
+        "out = io.StringIO(); "
+        f"create_server('/nowhere').run(io.StringIO(json.dumps({INIT!r}) + '\\n'), out); "
+        "print(out.getvalue().strip()); "
+        "print(sorted(m for m in ('pydantic', 'vyre.api', 'vyre.models', 'vyre.daemon.client', "
+        "'mcp', 'click') if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True)
+    reply, loaded = run.stdout.splitlines()
+    assert '"serverInfo"' in reply, run.stderr
+    assert loaded == "[]"

@@ -5,8 +5,8 @@ What must stay true:
 - Every value a `MemoryAPI` method returns is one of these models (or a list of them), a
   derive or ingest report, or a plain str/int/bool: the daemon's wire rebuilds them by name
   (`vyre.daemon.codec`), so the CLI gets the same objects with or without a daemon.
-- The `Literal` types name every value a field can hold; a new relation, kind or status is
-  added here first.
+- The `Literal` types (`vyre.vocabulary`) name every value a field can hold; a new
+  relation, kind or status is added there first.
 """
 
 from __future__ import annotations
@@ -22,51 +22,23 @@ from pydantic import BaseModel, ConfigDict
 from vyre.ask.reply import AskReply as AskReply
 from vyre.ask.reply import AskSource as AskSource
 
-# -- the words memory is written in ------------------------------------------------------------
-
-Relation = Literal[
-    "is",
-    "works_at",
-    "has_title",
-    "client_of",
-    "repo_for",
-    "deadline",
-    "prefers",
-    "decided",
-    "mentioned_in",
-    "has_address",
-    "domain_of",
-]
-EntityKind = Literal["person", "org", "address", "domain", "repo"]
-# What the other end of a fact can be besides an entity: a thing with a deadline, a date, a
-# free value (a title), the memory's owner, an entity's kind (`is`), a session.
-Kind = EntityKind | Literal["thing", "date", "value", "title", "owner", "kind", "session"]
-FactStatus = Literal["", "conflict", "closed", "hub"]
-FactSource = Literal["extracted", "user", "confirmed", "taught"]
-CorrectionKind = Literal["correct", "pin", "mute", "merge", "split"]
-CorrectionAction = Literal["wrong", "ended", "replace", "confirm", "add"]
-
-# A fact as the user names it: its id, or (subject, relation, object) as memory spells them.
-FactTarget = str | tuple[str, str, str]
-
-ACTIONS: tuple[CorrectionAction, ...] = ("wrong", "ended", "replace", "confirm", "add")
-
-# The kinds a relation joins, for facts the user adds that memory never saw.
-RELATION_KINDS: dict[str, tuple[Kind, Kind]] = {
-    "works_at": ("person", "org"),
-    "has_title": ("person", "value"),
-    "client_of": ("org", "owner"),
-    "repo_for": ("repo", "org"),
-    "deadline": ("thing", "date"),
-    "prefers": ("owner", "value"),
-    "decided": ("owner", "value"),
-    "has_address": ("person", "address"),
-    "domain_of": ("domain", "org"),
-}
+# The words memory is written in, defined without pydantic for the surfaces that start fast.
+from vyre.vocabulary import ACTIONS as ACTIONS
+from vyre.vocabulary import RELATION_KINDS as RELATION_KINDS
+from vyre.vocabulary import CorrectionAction as CorrectionAction
+from vyre.vocabulary import CorrectionKind as CorrectionKind
+from vyre.vocabulary import EntityKind as EntityKind
+from vyre.vocabulary import FactSource as FactSource
+from vyre.vocabulary import FactStatus as FactStatus
+from vyre.vocabulary import FactTarget as FactTarget
+from vyre.vocabulary import Kind as Kind
+from vyre.vocabulary import Relation as Relation
 
 
 class Value(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Schemas are built when a model is first used, not when this module loads: a command
+    # that shows facts pays for Fact, not for every model here.
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 # -- runs ----------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-LEVELS = ("remind", "ask", "block")
+from vyre.vocabulary import LEVELS as LEVELS
+
 STATUSES = ("proposed", "active", "dormant", "retired", "declined")
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from vyre.memory.decay import ago
-from vyre.models import Fact
+
+if TYPE_CHECKING:
+    from vyre.models import Fact
 
 
 def phrase(f: Fact) -> str:
