@@ -29,6 +29,7 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/relevant.py
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/hook.py
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/learn.py
 	$(BIN)/python bench/mutations.py
 	$(BIN)/python bench/ask.py

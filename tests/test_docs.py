@@ -38,3 +38,24 @@ def test_every_hook_event_and_setting_is_in_the_readme():
     readme = (ROOT / "README.md").read_text()
     assert [e for e in EVENTS if e not in readme] == []
     assert [k for k in DEFAULT_SETTINGS if k not in readme] == []
+
+
+def test_the_fast_help_is_clicks_own_rendering():
+    """`vyre --help` prints vyre/cli/help.txt without loading click: it must be what click
+    prints (regenerate it with the command in the assertion message)."""
+    import os
+    import subprocess
+    import sys
+
+    shown = subprocess.run(
+        [sys.executable, "-m", "vyre.cli.main", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        check=True,
+    ).stdout
+    saved = (ROOT / "vyre" / "cli" / "help.txt").read_text()
+    assert shown == saved, (
+        'regenerate: COLUMNS=80 python -c "from vyre.cli.main import cli; '
+        "cli.main(['--help'], prog_name='vyre')\" > vyre/cli/help.txt"
+    )

@@ -22,21 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vyre import config
-from vyre.ask import fixes, readers
-from vyre.ask import recall as recall_search
-from vyre.ask.answer import ask as ask_memory
-from vyre.ask.reply import AskReply
-from vyre.ask.suggest import suggestions
 from vyre.callers import OWNER_CALLERS, require_owner
 from vyre.errors import OwnerOnly, ProjectError
-from vyre.extract import RULES_VERSION, extract_draft
-from vyre.graph import GraphStore, analysis, engine_name
+from vyre.graph import GraphStore, engine_name
 from vyre.interface import OWNER_ONLY, MemoryAPI
-from vyre.learn.service import Learn
 from vyre.ledger import Ledger
 from vyre.ledger import corrections as corrections_store
-from vyre.memory import Reader
 from vyre.memory.editing import Editor
+from vyre.memory.read import Reader
 from vyre.models import (
     Conflict,
     Correction,
@@ -61,8 +54,10 @@ from vyre.models import (
 from vyre.rooms import projects as project_ops
 from vyre.rooms.membership import room_for_cwd
 from vyre.rooms.names import MAIN, UNFILED
-from vyre.rooms.pipeline import derive
-from vyre.transcripts import ingest, reextract
+
+if TYPE_CHECKING:  # asking and learning load when first used: most commands do neither
+    from vyre.ask.reply import AskReply
+    from vyre.learn.service import Learn
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -149,6 +144,8 @@ class Memory:
     def learn(self) -> Learn:
         """The learning loop: lessons, signals, enforcement's snapshot, measurement."""
         if self._learn is None:
+            from vyre.learn.service import Learn
+
             self._learn = Learn(self.ledger, self.home)
         return self._learn
 
@@ -179,6 +176,9 @@ class Memory:
         main: bool = True,
     ) -> Ingested:
         """Read new transcript lines, then re-derive the rooms they touch."""
+        from vyre.extract import extract_draft  # the rules: only ingest and derive need them
+        from vyre.transcripts import ingest
+
         self._rules_current()
         with _no_cycle_collection():
             report = ingest(
@@ -192,6 +192,8 @@ class Memory:
 
     def derive(self, *, force: bool = False, main: bool = True) -> DeriveReport:
         """Derive the rooms whose inputs changed (every room with `force`)."""
+        from vyre.rooms.pipeline import derive
+
         started = time.perf_counter()
         report = derive(self.ledger, self.store, config.settings(), force=force, main=main)
         if self._reader is not None and (report.rooms or report.dropped or main):
@@ -203,6 +205,9 @@ class Memory:
 
     def _rules_current(self) -> None:
         """Stored mentions were found by older rules: find them again from the turns."""
+        from vyre.extract import RULES_VERSION, extract_draft
+        from vyre.transcripts import reextract
+
         if self.ledger.meta("rules_version") == RULES_VERSION:
             return
         reextract(self.ledger, extract_draft)
@@ -358,6 +363,8 @@ class Memory:
                 raise OwnerOnly("refused: name a project, or ask for every room explicitly")
         else:
             room = self.room_for(cwd, session)
+        from vyre.ask import recall as recall_search
+
         scope = recall_search.scope_for(room, self.ledger.projects())
         return recall_search.search(
             self.ledger, query, scope, limit=max(1, min(int(limit), 100)), now=now or config.now()
@@ -385,6 +392,9 @@ class Memory:
         room = self.check_room(project) if project else self.room_for(cwd, thread)
         if room == MAIN:
             room = UNFILED
+        from vyre.ask import readers
+        from vyre.ask.answer import ask as ask_memory
+
         return ask_memory(
             self,
             question,
@@ -398,6 +408,8 @@ class Memory:
     @_owner_only
     def remember(self, text: str, *, caller: str, now: datetime | None = None) -> dict:
         """The person tells memory a fact of their life ("my wife is Juno")."""
+        from vyre.ask import fixes
+
         return fixes.remember(self.ledger, text, caller=caller, when=now or config.now())
 
     @_owner_only
@@ -411,6 +423,8 @@ class Memory:
         now: datetime | None = None,
     ) -> dict:
         """Correct an answer where it appears: replace (with `object`), wrong, or forget."""
+        from vyre.ask import fixes
+
         return fixes.correct(
             self.ledger, answer, action, object, caller=caller, when=now or config.now()
         )
@@ -418,15 +432,21 @@ class Memory:
     @_owner_only
     def uncorrect_answer(self, fix: int, *, caller: str, now: datetime | None = None) -> dict:
         """Undo a correction of an answer by its number."""
+        from vyre.ask import fixes
+
         return fixes.undo(self.ledger, fix, caller=caller, when=now or config.now())
 
     def answer_corrections(self, *, now: datetime | None = None) -> dict:
         """The person's corrections of answers, with counts by kind of question."""
+        from vyre.ask import fixes
+
         return fixes.listing(self.ledger)
 
     def suggest(self, prefix: str, *, cwd: str | None = None, limit: int = 8) -> list[dict]:
         """Completions for the people and things memory knows ("my wi" -> wife: Juno)."""
         room = self.room_for(cwd)
+        from vyre.ask.suggest import suggestions
+
         return suggestions(self, prefix, room=(UNFILED if room == MAIN else room), limit=limit)
 
     # -- the user's decisions (owner callers only) -----------------------------------------
@@ -499,10 +519,14 @@ class Memory:
 
     def suggest_merges(self) -> list[MergeCandidate]:
         """Near-identical names that share an address or an org (suggestions only)."""
+        from vyre.graph import analysis  # networkx: only for these two
+
         return analysis.merge_candidates(self.reader.room(MAIN).rows)
 
     def hubs(self) -> list[Hub]:
         """Orgs by how many rooms and sessions name them, and whether the hub rule holds."""
+        from vyre.graph import analysis
+
         return analysis.hub_candidates(self.store)
 
 

@@ -7,8 +7,11 @@ One function knows where home is (`home()`, from VYRE_HOME), one knows what "now
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -53,11 +56,26 @@ def parse_time(text: str) -> datetime:
 
 
 def now() -> datetime:
-    """The clock for every read: VYRE_NOW when set (tests, evals), else the real time."""
-    fixed = os.environ.get("VYRE_NOW")
+    """The clock for every read: VYRE_NOW when set (tests, evals), else the real time. A
+    command the daemon runs for a caller reads the caller's VYRE_NOW (`clock`)."""
+    fixed = _caller_now.get() if _caller_now.get() is not _UNSET else os.environ.get("VYRE_NOW")
     if fixed:
         return parse_time(fixed)
     return datetime.now(UTC).replace(tzinfo=None)
+
+
+_UNSET = "\0unset"
+_caller_now: contextvars.ContextVar[str | None] = contextvars.ContextVar("now", default=_UNSET)
+
+
+@contextlib.contextmanager
+def clock(fixed: str | None) -> Iterator[None]:
+    """Read the time as a caller whose VYRE_NOW is `fixed` (None: the real time) would."""
+    token = _caller_now.set(fixed)
+    try:
+        yield
+    finally:
+        _caller_now.reset(token)
 
 
 def settings() -> dict[str, Any]:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from vyre.ask.text import lines
-from vyre.cli.common import domain_errors, now, open_memory, print_json
+from vyre.cli.common import cwd as current_folder
+from vyre.cli.common import domain_errors, now, open_memory, print_json, served
 
 
+@served
 @click.command("ask")
 @click.argument("question")
 @click.option("--cwd", default=None, help="Ask as from this folder (default: here).")
@@ -25,7 +25,7 @@ def ask(
         raise click.UsageError("give --cwd or --project, not both")
     with open_memory() as mem:
         reply = mem.ask(
-            question, cwd=None if project else (cwd or os.getcwd()), project=project, now=now()
+            question, cwd=None if project else (cwd or current_folder()), project=project, now=now()
         )
     if as_json:
         print_json(reply.model_dump(mode="json"))
@@ -78,6 +78,7 @@ def unfix(fix_id: int) -> None:
     click.echo(f"undid fix {fix_id}")
 
 
+@served
 @click.command("fixes")
 @click.option("--json", "as_json", is_flag=True)
 @domain_errors

@@ -1,22 +1,61 @@
-"""What every command shares: opening memory, turning domain errors into one line, printing."""
+"""What every command shares: opening memory, turning domain errors into one line, printing,
+and the mark of a command the daemon may run for a fast `vyre` (`served`, see vyre.cli.served).
+
+Module-level imports here stay light (click, the standard library, vyre's stdlib modules):
+`vyre --help` loads every command module.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
 from vyre import config
 from vyre.errors import VyreError
-from vyre.interface import MemoryAPI
 from vyre.memory.text import age_note, phrase
-from vyre.models import Fact
+
+if TYPE_CHECKING:
+    from vyre.interface import MemoryAPI
+    from vyre.models import Fact
 
 F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=click.Command)
+SERVED = "vyre_served"
+
+# Set while the daemon runs a served command: its memory, and the caller's folder.
+_served: contextvars.ContextVar[tuple[MemoryAPI, Path] | None] = contextvars.ContextVar(
+    "served", default=None
+)
+
+
+def served(command: C) -> C:
+    """Mark a command that only reads and prints: the daemon may run it for `vyre`."""
+    setattr(command, SERVED, True)
+    return command
+
+
+@contextlib.contextmanager
+def serving(memory: MemoryAPI, folder: Path) -> Iterator[None]:
+    token = _served.set((memory, folder))
+    try:
+        yield
+    finally:
+        _served.reset(token)
+
+
+def cwd() -> str:
+    """The folder the command was run in (the caller's, when the daemon runs it)."""
+    here = _served.get()
+    return str(here[1]) if here else os.getcwd()
 
 
 def domain_errors(fn: F) -> F:
@@ -34,6 +73,9 @@ def domain_errors(fn: F) -> F:
 
 def open_memory() -> MemoryAPI:
     """The daemon's memory when it runs, else the stores opened by this process."""
+    here = _served.get()
+    if here:
+        return here[0]
     from vyre.daemon.client import open_memory as through_daemon_or_here
 
     return through_daemon_or_here("cli")

@@ -8,7 +8,6 @@ from datetime import datetime
 import click
 
 from vyre.cli.common import domain_errors
-from vyre.daemon import process
 
 
 @click.group()
@@ -29,6 +28,8 @@ def run() -> None:
 @domain_errors
 def start() -> None:
     """Start in the background and wait until it answers."""
+    from vyre.daemon import process
+
     info = process.start()
     click.echo(
         f"daemon running (pid {info['pid']}), {info['sessions']:,} sessions, "
@@ -40,6 +41,8 @@ def start() -> None:
 @domain_errors
 def stop() -> None:
     """Stop it (the CLI then opens the stores itself)."""
+    from vyre.daemon import process
+
     stopped = process.stop()
     click.echo("daemon stopped" if stopped else "no daemon was running")
 
@@ -47,6 +50,8 @@ def stop() -> None:
 @daemon.command()
 def status() -> None:
     """Whether it runs, and what it holds."""
+    from vyre.daemon import process
+
     info = process.status()
     if not info:
         click.echo("no daemon is running for this home")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import time
-import webbrowser
 
 import click
 
 from vyre.cli.common import domain_errors
 from vyre.cli.edit import owner_caller
-from vyre.daemon import process
 from vyre.daemon.protocol import call
 
 
@@ -28,8 +26,12 @@ def deck(ctx: click.Context, no_open: bool) -> None:
     url = call("deck", caller="cli", timeout=15)["url"]
     click.echo(url)
     if not no_open:
+        import webbrowser
+
         webbrowser.open(url)
         return
+    from vyre.daemon import process
+
     try:  # keep serving in the foreground until Ctrl-C or the daemon stops
         while process.status() is not None:
             time.sleep(1.0)
@@ -54,11 +56,15 @@ def passkey(no_open: bool) -> None:
     url = call("deck_passkey", caller=caller, timeout=15)["url"]
     click.echo(url)
     if not no_open:
+        import webbrowser
+
         webbrowser.open(url)
 
 
 def _ensure_daemon() -> bool:
     """Start the daemon when none runs; True when this call started it."""
+    from vyre.daemon import process
+
     if process.status() is not None:
         return False
     process.start()

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import click
 
 from vyre.cli.common import domain_errors
-from vyre.evaluate.memory import build
 
 DEMO_WORLD = Path(__file__).resolve().parents[2] / "eval" / "worlds" / "memory"
 
@@ -52,12 +50,16 @@ def demo(ctx: click.Context, home: Path | None, world: Path | None) -> None:
     world = world or DEMO_WORLD
     if not (world / "world.json").exists():
         raise click.ClickException(f"the demo world is missing at {world}")
+    import tempfile
+
     home = home or Path(tempfile.mkdtemp(prefix="vyre-demo-"))
     if home.exists() and any(home.iterdir()):
         raise click.ClickException(f"{home} is not empty; the demo needs a fresh home")
     spec = json.loads((world / "world.json").read_text())
     os.environ["VYRE_HOME"] = str(home)
     os.environ["VYRE_NOW"] = spec["now"]
+    from vyre.evaluate.memory import build
+
     memory = build(world, home)
     sessions = len(memory.ledger.sessions())
     memory.close()

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from vyre import config
-from vyre.cli.common import domain_errors, now, open_memory, print_json
+from vyre.cli.common import domain_errors, now, open_memory, print_json, served
 from vyre.memory import ago
-from vyre.models import ACTIONS, Correction, CorrectionAction, FactTarget
+from vyre.vocabulary import ACTIONS, CorrectionAction, FactTarget
+
+if TYPE_CHECKING:
+    from vyre.models import Correction
 from vyre.rooms.names import MAIN, UNFILED
 
 
@@ -107,6 +111,7 @@ def uncorrect(cid: int) -> None:
     click.echo(f"undid {row.id} ({_describe(row)}); {derived.summary()}")
 
 
+@served
 @click.command()
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--active", is_flag=True, help="Only those still in force.")
@@ -181,6 +186,7 @@ def split(name: str, room: str | None) -> None:
     click.echo(f"split {row.id}: {_describe(row)}; {derived.summary()}")
 
 
+@served
 @click.command()
 @click.option("--json", "as_json", is_flag=True)
 @domain_errors
@@ -205,6 +211,7 @@ def conflicts(as_json: bool) -> None:
             click.echo(f"  {cmd}")
 
 
+@served
 @click.command("suggest-merges")
 @domain_errors
 def suggest_merges() -> None:
@@ -221,6 +228,7 @@ def suggest_merges() -> None:
         click.echo(f"  {r.command}")
 
 
+@served
 @click.command()
 @domain_errors
 def hubs() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from vyre.cli.common import domain_errors, print_json
-from vyre.evaluate.memory import TARGETS, figures, gate, raise_ratchet, required, score
 
 
 @click.group("eval")
@@ -63,6 +62,8 @@ def memory_eval(
     save_baseline: Path | None,
 ) -> None:
     """Precision and recall per relation and room, leakage, enrichment and latency."""
+    from vyre.evaluate.memory import figures, gate, raise_ratchet, score
+
     result = score(world)
     held = json.loads(ratchet.read_text()) if ratchet and ratchet.exists() else None
     problems = gate(result, json.loads(baseline.read_text()) if baseline else None, held)
@@ -85,6 +86,8 @@ def _f(value: float | None) -> str:
 
 
 def _print(result: dict, ratchet: dict | None) -> None:
+    from vyre.evaluate.memory import TARGETS, required
+
     click.echo(f"world {result['world']}")
     for rel, r in result["relations"].items():
         off = "  (off in settings)" if r["off"] else ""

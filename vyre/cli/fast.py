@@ -1,61 +1,71 @@
-"""The `vyre` command's entry: `vyre memory ask QUESTION [--cwd P | --project P]` goes
-straight to the daemon with the standard library only (a personal fact answers in
-milliseconds, where loading the whole CLI takes hundreds); everything else, and any ask the
-daemon cannot take, runs the full click CLI, which gives the same answer."""
+"""The `vyre` command's entry, which loads nothing it does not need.
+
+- `vyre --help` and `vyre -h` print the top-level help from `vyre/cli/help.txt` (click's own
+  rendering of it at 80 columns, kept equal by tests/test_docs.py; a narrower terminal gets
+  click's), and `vyre --version` the version, without importing click.
+- When this home's daemon runs, a read command (one marked `@served`: `vyre memory`,
+  `memory about|facts|relevant|ask|...`, `vyre why`, `project list|suggest`) is sent to it
+  with the caller's folder and VYRE_NOW; the daemon runs the same click command and sends back
+  its output and exit code (vyre.cli.served). Standard library only on this path.
+- Everything else, and anything the daemon does not take, runs the full click CLI
+  (vyre.cli.main), which prints the same.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
+HELP = os.path.join(os.path.dirname(__file__), "help.txt")
+
 
 def main() -> None:
     args = sys.argv[1:]
-    if args[:2] == ["memory", "ask"]:
-        code = _ask(args[2:])
-        if code is not None:
-            sys.exit(code)
+    if args in (["--help"], ["-h"]) and _columns() >= 80:
+        with open(HELP, encoding="utf-8") as f:
+            sys.stdout.write(f.read())
+        sys.exit(0)
+    if args == ["--version"]:
+        from vyre import __version__
+
+        sys.stdout.write(f"vyre, version {__version__}\n")
+        sys.exit(0)
+    code = served(args)
+    if code is not None:
+        sys.exit(code)
     from vyre.cli.main import main as full
 
     full()
 
 
-def _ask(args: list[str]) -> int | None:
-    """Exit code after answering through the daemon, or None for the full CLI to do it."""
-    question, cwd, project = None, None, None
-    while args:
-        arg = args.pop(0)
-        if arg in ("--cwd", "--project", "-p") and args:
-            value = args.pop(0)
-            cwd, project = (value, project) if arg == "--cwd" else (cwd, value)
-        elif arg.startswith("-") or question is not None:
-            return None  # --json, --sources, --help, anything unusual: the full CLI
-        else:
-            question = arg
-    if not question or (cwd and project):
-        return None
-    from vyre.ask.text import lines
-    from vyre.daemon.protocol import DaemonError, DaemonUnavailable, call
-
-    payload: dict = {"question": question, "project": project}
-    if not project:
-        payload["cwd"] = cwd or os.getcwd()
-    now = os.environ.get("VYRE_NOW")
-    if now:  # the daemon reads at the caller's clock, as naive UTC like config.now()
-        from datetime import UTC, datetime
-
-        try:
-            at = datetime.fromisoformat(now.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None  # the full CLI says what is wrong with it
-        if at.tzinfo is not None:
-            at = at.astimezone(UTC).replace(tzinfo=None)
-        payload["now"] = {"__dt": at.isoformat()}
+def _columns() -> int:
+    """The terminal's width as click reads it (COLUMNS, else the terminal, else 80)."""
     try:
-        reply = call("ask", payload, caller="cli", timeout=30)
-    except (DaemonUnavailable, DaemonError):
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+        return 80
+
+
+def served(args: list[str]) -> int | None:
+    """The exit code of `args` run by this home's daemon, or None for the CLI to run them."""
+    from vyre.daemon.protocol import call, socket_path
+    from vyre.errors import Untrusted, VyreError
+
+    if not os.path.exists(socket_path()):
         return None
-    if not isinstance(reply, dict) or "answer" not in reply:
-        return None
-    sys.stdout.write("\n".join(lines(reply)) + "\n")
-    return 1 if reply.get("abstained") else 0
+    payload = {"argv": args, "cwd": os.getcwd(), "now": os.environ.get("VYRE_NOW") or None}
+    try:
+        reply = call("cli", payload, caller="cli", timeout=60)
+    except Untrusted:
+        return None  # the full CLI says so in one line
+    except VyreError:
+        return None  # no daemon, or one too old to serve commands: the CLI does it here
+    if not isinstance(reply, dict):
+        return None  # not a command the daemon serves
+    sys.stdout.write(reply.get("out", ""))
+    sys.stderr.write(reply.get("err", ""))
+    return int(reply.get("code", 1))

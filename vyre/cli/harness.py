@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from vyre.cli.common import domain_errors
-from vyre.hooks import install as lib
-from vyre.hooks.commands import EVENTS, mcp_command
+from vyre.hooks.commands import EVENTS, SCOPES, mcp_command
+
+if TYPE_CHECKING:
+    from vyre.hooks import install as lib
 
 SCOPE = click.option(
     "--scope",
-    type=click.Choice(lib.SCOPES),
+    type=click.Choice(SCOPES),
     default="user",
     show_default=True,
     help="user: your settings; project: .claude/settings.json; local: .claude/settings.local.json.",
@@ -36,6 +39,8 @@ def harness() -> None:
 @domain_errors
 def install(scope: str, dry_run: bool) -> None:
     """Add Vyre's hooks to Claude Code's settings (others' hooks stay as they are)."""
+    from vyre.hooks import install as lib
+
     result = lib.install(scope, Path.cwd(), dry_run=dry_run)
     if _report(result, done="installed Vyre's hooks in", same="Vyre's hooks are already in"):
         _next_steps(scope)
@@ -47,6 +52,8 @@ def install(scope: str, dry_run: bool) -> None:
 @domain_errors
 def uninstall(scope: str, dry_run: bool) -> None:
     """Remove Vyre's hooks (and only them) from Claude Code's settings."""
+    from vyre.hooks import install as lib
+
     result = lib.uninstall(scope, Path.cwd(), dry_run=dry_run)
     _report(result, done="removed Vyre's hooks from", same="no Vyre hooks in")
 
@@ -55,6 +62,8 @@ def uninstall(scope: str, dry_run: bool) -> None:
 @domain_errors
 def status() -> None:
     """Where Vyre's hooks are installed, and which interpreter they run."""
+    from vyre.hooks import install as lib
+
     for s in lib.status(Path.cwd()):
         click.echo(f"{s.scope}: {s.path}")
         for line in _status_lines(s):
@@ -66,6 +75,8 @@ def status() -> None:
 @domain_errors
 def plugin(folder: Path) -> None:
     """Write Vyre as a Claude Code plugin (hooks and MCP server) into FOLDER."""
+    from vyre.hooks import install as lib
+
     for path in lib.write_plugin(folder):
         click.echo(f"wrote {path}")
     click.echo(f"try it with: claude --plugin-dir {shlex.quote(str(folder))}")

@@ -8,9 +8,7 @@ from pathlib import Path
 import click
 
 from vyre import config
-from vyre.api import Memory
 from vyre.cli.common import domain_errors, open_memory
-from vyre.transcripts import transcript_files
 
 
 @click.command()
@@ -19,6 +17,9 @@ from vyre.transcripts import transcript_files
 def ingest(root: Path | None) -> None:
     """Read new Claude Code transcript lines (ROOT: default ~/.claude/projects)."""
     root = root or config.projects_root()
+    from vyre.api import Memory
+    from vyre.transcripts import transcript_files
+
     with open_memory() as memory:
         if sys.stderr.isatty() and root.is_dir() and isinstance(memory, Memory):
             files = transcript_files(root)  # listed once: for the bar and for the ingest

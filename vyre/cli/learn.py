@@ -9,19 +9,25 @@ with the daemon running or not.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
 
 from vyre import config
 from vyre.cli.common import domain_errors, now, print_json
 from vyre.cli.edit import owner_caller
-from vyre.learn.models import LEVELS, Lesson
-from vyre.learn.service import Learn
+from vyre.vocabulary import LEVELS
+
+if TYPE_CHECKING:
+    from vyre.learn.models import Lesson
+    from vyre.learn.service import Learn
 
 
 @contextmanager
-def _learn():
+def _learn() -> Iterator[Learn]:
+    from vyre.learn.service import Learn
     from vyre.ledger import Ledger
 
     home = config.home()

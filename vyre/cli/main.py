@@ -48,7 +48,7 @@ for command in (
 
 
 def main() -> None:
-    cli()
+    cli(prog_name="vyre")
 
 
 if __name__ == "__main__":

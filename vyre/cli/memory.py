@@ -18,13 +18,15 @@ from vyre.cli.common import (
     open_memory,
     phrase,
     print_json,
+    served,
 )
 from vyre.cli.edit import COMMANDS as EDIT_COMMANDS
 from vyre.memory import ago
-from vyre.models import Relation
 from vyre.rooms.names import MAIN
+from vyre.vocabulary import Relation
 
 
+@served
 @click.group(invoke_without_command=True)
 @click.option("--project", "-p", "room", default=None, help="A project's room (default: all).")
 @click.pass_context
@@ -63,6 +65,7 @@ def memory(ctx: click.Context, room: str | None) -> None:
         )
 
 
+@served
 @memory.command()
 @click.argument("name")
 @click.option("--project", "-p", "room", default=None, help="A project's room (default: all).")
@@ -82,6 +85,7 @@ def about(name: str, room: str | None) -> None:
             click.echo(f"  {fact_line(f, at)}")
 
 
+@served
 @memory.command()
 @click.option(
     "--room",
@@ -105,6 +109,7 @@ def facts(room: str, closed: bool, as_json: bool) -> None:
         click.echo(fact_line(f, at))
 
 
+@served
 @memory.command()
 @click.argument("prompt")
 @click.option("--cwd", required=True, help="The folder Claude Code runs in.")
@@ -125,6 +130,7 @@ def relevant(prompt: str, cwd: str, session: str | None, limit: int, as_json: bo
         click.echo(f"- {phrase(f)} (memory, from {where}, {age_note(f, at)}; {f.id})")
 
 
+@served
 @click.command()
 @click.argument("name")
 @click.argument("rel", required=False)

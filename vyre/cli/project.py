@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from vyre.cli.common import domain_errors, open_memory
+from vyre.cli.common import domain_errors, open_memory, served
 
 
 @click.group()
@@ -63,6 +63,7 @@ def remove(slug: str) -> None:
     click.echo(f"removed {slug}; {derived.summary()}")
 
 
+@served
 @project.command("list")
 @domain_errors
 def list_projects() -> None:
@@ -80,6 +81,7 @@ def list_projects() -> None:
             click.echo(f"  picked {session}")
 
 
+@served
 @project.command("suggest")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 100))
 @domain_errors

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import click
 
 from vyre.cli.common import domain_errors, now, open_memory, print_json
 from vyre.cli.edit import owner_caller
-from vyre.models import Passage
+
+if TYPE_CHECKING:
+    from vyre.models import Passage
 
 
 @click.command()

@@ -28,7 +28,6 @@ from vyre.daemon.protocol import (
     DaemonUnavailable,
     call,
 )
-from vyre.daemon.server import Daemon
 from vyre.errors import AlreadyRunning, DaemonControlError
 
 START_WAIT_S = 30.0  # a first start ingests everything before it answers
@@ -150,6 +149,8 @@ def main(argv: list[str]) -> int:
         print("usage: python -m vyre.daemon run", file=sys.stderr)
         return 2
     try:
+        from vyre.daemon.server import Daemon
+
         Daemon().run()
     except AlreadyRunning as exc:
         print(f"vyre daemon: {exc}", file=sys.stderr)

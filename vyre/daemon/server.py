@@ -259,6 +259,13 @@ class Daemon:
         if op == "shutdown":
             self.stop.set()
             return {"stopping": True}
+        if op == "cli":  # a read command, run here for a `vyre` that loads nothing
+            from vyre.cli import served
+
+            with self.lock:
+                return served.run(
+                    list(args["argv"]), cwd=args["cwd"], now=args.get("now"), memory=self.live
+                )
         if op == "enrich":
             return self._quick(lambda: context.enrich(self.live, **args), "")
         if op == "brief":

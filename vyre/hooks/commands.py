@@ -17,6 +17,7 @@ from vyre.hooks.run import EVENTS, TOOL_EVENTS
 __all__ = [
     "EVENTS",
     "MARKER",
+    "SCOPES",
     "SCRIPT",
     "TIMEOUT_S",
     "TOOL_EVENTS",
@@ -27,6 +28,7 @@ __all__ = [
 
 SCRIPT = Path(__file__).with_name("__main__.py")
 MARKER = "vyre/hooks/__main__.py"  # how install recognises its own entries among others
+SCOPES = ("user", "project", "local")  # which settings file: ~/.claude, .claude/, .local
 TIMEOUT_S = 5  # Claude Code's per-hook timeout; the hook answers well within it
 
 

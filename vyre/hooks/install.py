@@ -33,6 +33,7 @@ from vyre.files import write_atomic
 from vyre.hooks.commands import (
     EVENTS,
     MARKER,
+    SCOPES,
     TIMEOUT_S,
     TOOL_EVENTS,
     hook_command,
@@ -40,7 +41,6 @@ from vyre.hooks.commands import (
     mcp_command,
 )
 
-SCOPES = ("user", "project", "local")
 NEW_SETTINGS_MODE = 0o600
 NEW_PLUGIN_MODE = 0o644
 PLUGIN_NAME = "vyre"

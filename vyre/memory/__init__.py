@@ -1,6 +1,7 @@
-"""Memory's read side: facts, about, why, relevant and the overview, decayed at read time."""
+"""Memory's read side: facts, about, why, relevant and the overview (`read.Reader`), decayed
+at read time (`decay`), and said as sentences (`text`). Importing the package loads only the
+decay arithmetic: the CLI prints ages without loading the graph."""
 
 from vyre.memory.decay import ago, fresh, stale
-from vyre.memory.read import Reader
 
-__all__ = ["Reader", "ago", "fresh", "stale"]
+__all__ = ["ago", "fresh", "stale"]

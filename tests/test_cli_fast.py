@@ -1,0 +1,144 @@
+"""The fast `vyre`: read commands run by the daemon give the CLI's own output, byte for byte,
+loading neither click nor pydantic in the caller; nothing that writes is ever served; the
+top-level help is click's own rendering."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import WORLD_NOW
+from vyre.cli import common, served
+from vyre.errors import OwnerOnly
+
+KEEL = "/home/sam/work/keel-ash"
+FAST = [sys.executable, "-c", "from vyre.cli.fast import main; main()"]
+
+READS = [
+    ["memory"],
+    ["memory", "--project", "keel-ash"],
+    ["memory", "about", "Priya", "--project", "keel-ash"],
+    ["memory", "about", "Nobody At All"],  # a one-line error, exit 1
+    ["memory", "facts", "--room", "harlow", "--json"],
+    ["memory", "relevant", "Draft a note to Priya about the launch", "--cwd", KEEL],
+    ["memory", "ask", "Where does Priya work?", "--cwd", KEEL],
+    ["memory", "ask", "What is Keel & Ash Architects' VAT id?", "--cwd", KEEL],  # exit 1
+    ["memory", "conflicts"],
+    ["memory", "corrections"],
+    ["memory", "hubs"],
+    ["memory", "suggest-merges"],
+    ["why", "Priya Anand", "works_at"],
+    ["project", "list"],
+    ["project", "suggest"],
+    ["memory", "facts", "--room", "nowhere"],  # unknown room: one line, exit 1
+    ["memory", "about", "--help"],
+]
+
+
+def run(argv: list[str], home: Path, *, now: str = WORLD_NOW) -> subprocess.CompletedProcess:
+    env = {**os.environ, "VYRE_HOME": str(home), "VYRE_NOW": now}
+    return subprocess.run([*FAST, *argv], capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def local_outputs(world_template, tmp_path_factory):
+    """Each read as the CLI prints it with no daemon (its own copy of the world)."""
+    from tests.conftest import copy_home
+
+    home = copy_home(world_template, tmp_path_factory.mktemp("local") / "vyre")
+    return {tuple(argv): run(argv, home) for argv in READS}
+
+
+@pytest.mark.parametrize("argv", READS, ids=" ".join)
+def test_a_read_through_the_daemon_prints_what_the_cli_prints(argv, world_daemon, local_outputs):
+    local = local_outputs[tuple(argv)]
+    fast = run(argv, world_daemon)
+    assert (fast.stdout, fast.stderr, fast.returncode) == (
+        local.stdout,
+        local.stderr,
+        local.returncode,
+    )
+    assert served.served_command(argv)
+
+
+def test_the_callers_clock_is_the_one_read(world_daemon, world_template, tmp_path):
+    from tests.conftest import copy_home
+
+    later = "2027-06-01T12:00:00Z"  # the daemon runs at the world's now; this caller later
+    local = run(
+        ["memory", "about", "Priya", "--project", "keel-ash"],
+        copy_home(world_template, tmp_path / "vyre"),
+        now=later,
+    )
+    fast = run(["memory", "about", "Priya", "--project", "keel-ash"], world_daemon, now=later)
+    assert fast.stdout == local.stdout and "months ago" in fast.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["memory", "correct", "f14aa9c7949", "--action", "wrong"],
+        ["memory", "pin", "f14aa9c7949"],
+        ["project", "add", "new", "--folder", "/w/new"],
+        ["project", "remove", "harlow"],
+        ["ingest"],
+        ["derive"],
+        ["daemon", "stop"],
+        ["recall", "launch date"],
+        ["memory", "remember", "my wife is Ana"],
+        ["harness", "install"],
+        [],
+        ["--version"],
+    ],
+    ids=" ".join,
+)
+def test_nothing_that_writes_or_asks_who_is_here_is_served(argv):
+    assert not served.served_command(argv)
+
+
+def test_a_refused_command_through_the_fast_entry_is_refused_by_the_cli(world_daemon):
+    # not served: the CLI runs it here, finds no terminal on stdin and refuses in one line
+    out = run(["memory", "pin", "f14aa9c7949"], world_daemon)
+    assert out.returncode == 1
+    assert "refused: there is no terminal on stdin" in out.stderr
+
+
+def test_a_served_command_can_only_read(world_memory):
+    memory = served._ReadOnly(world_memory)
+    assert memory.facts("harlow")  # reads pass
+    for write in ("correct", "pin", "mute", "merge", "split", "uncorrect", "remember"):
+        with pytest.raises(OwnerOnly):
+            getattr(memory, write)
+
+
+def test_a_served_command_reads_the_callers_folder(world_memory, tmp_path):
+    assert common.cwd() == os.getcwd()
+    with common.serving(world_memory, tmp_path):
+        assert common.cwd() == str(tmp_path)
+        assert common.open_memory() is world_memory
+    assert common.cwd() == os.getcwd()
+
+
+def test_the_fast_entry_loads_neither_click_nor_pydantic(world_daemon):
+    code = (
+        "import sys; from vyre.cli import fast; "
+        f"code = fast.served(['memory', 'relevant', 'Draft a note to Priya', '--cwd', {KEEL!r}]); "
+        "print(code, sorted(m for m in ('click', 'pydantic', 'vyre.api', 'vyre.models') "
+        "if m in sys.modules), file=sys.stderr)"
+    )
+    env = {**os.environ, "VYRE_HOME": str(world_daemon), "VYRE_NOW": WORLD_NOW}
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert "Priya Anand works at Keel & Ash Architects" in out.stdout
+    assert out.stderr.strip() == "0 []"
+
+
+def test_without_a_daemon_the_fast_entry_leaves_it_to_the_cli(vyre_home):
+    from vyre.cli import fast
+
+    assert fast.served(["memory"]) is None  # no socket: nothing sent, the CLI runs it

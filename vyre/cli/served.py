@@ -1,0 +1,103 @@
+"""Read commands run inside the daemon, for a `vyre` that need not load anything.
+
+When the daemon runs, `vyre memory relevant ...` (any command marked `@served`) is sent to it
+as its arguments, folder and clock by `vyre.cli.fast`, with the standard library only; the
+daemon runs the very same click command against the memory it holds and sends back what it
+printed and its exit code. So the output is the CLI's own, byte for byte, and the cost is a
+bare interpreter and one round trip instead of loading click, pydantic and the stores.
+
+What must stay true:
+- Only commands marked `@served` run here: they read, and print only what they read. A
+  command that changes memory, asks who is at the terminal, or starts anything is never
+  served (`served_command` says no, and the client runs the CLI itself).
+- The memory a served command opens offers only the API's non-owner operations: even a
+  mistake in a served command cannot change memory from here.
+- A served command reads the caller's folder and clock (`common.cwd()`, `config.now()`),
+  never the daemon's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from vyre import config
+from vyre.cli import common
+from vyre.errors import OwnerOnly
+from vyre.interface import MemoryAPI, operations
+
+_one_run = threading.Lock()  # stdout is the process's: one served command prints at a time
+
+
+def served_command(argv: list[str]) -> bool:
+    """Whether these arguments name a command the daemon may run."""
+    from vyre.cli.main import cli
+
+    command: click.Command = cli
+    for arg in argv:
+        if not isinstance(command, click.Group) or arg not in command.commands:
+            break
+        command = command.commands[arg]
+    return command is not cli and getattr(command, common.SERVED, False)
+
+
+class _ReadOnly:
+    """A memory of which only the non-owner operations can be called."""
+
+    def __init__(self, memory: MemoryAPI) -> None:
+        self._memory = memory
+        self._ops = {name for name, op in operations().items() if not op.owner_only}
+
+    def __enter__(self) -> _ReadOnly:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass  # the daemon keeps its memory open
+
+    def close(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self._ops:
+            raise OwnerOnly(f"refused: {name} is not served to the CLI by the daemon")
+        return getattr(self._memory, name)
+
+
+def run(argv: list[str], *, cwd: str, now: str | None, memory: MemoryAPI) -> dict | None:
+    """The command's output and exit code, or None when it is not one the daemon serves."""
+    if not served_command(argv):
+        return None
+    from vyre.cli.main import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        _one_run,
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        common.serving(_ReadOnly(memory), Path(cwd)),
+        config.clock(now),
+    ):
+        code = _main(cli, argv)
+    return {"out": out.getvalue(), "err": err.getvalue(), "code": code}
+
+
+def _main(cli: click.Group, argv: list[str]) -> int:
+    """What `cli.main` exits with, as a number (click's standalone handling, kept here)."""
+    try:
+        cli.main(args=argv, prog_name="vyre", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        return 1
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
