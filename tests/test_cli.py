@@ -41,8 +41,8 @@ def projects(tmp_path):
 
 def test_ingest_prints_files_turns_and_skips(run, projects):
     out = run("ingest", str(projects)).output
-    assert "1 files (1 with new lines), 2 new turns (agent 1, person 1); skipped 0 lines" in out
-    assert "derived 1 room(s)" in out
+    assert "1 file (1 with new lines), 2 new turns (agent 1, person 1); skipped 0 lines" in out
+    assert "derived 1 room, " in out
 
 
 def test_ingest_reads_claude_config_dir_by_default(run, projects, monkeypatch, tmp_path):
@@ -106,7 +106,7 @@ def test_bad_slug_is_refused(run):
 def test_project_suggest_lists_busy_folders_without_a_project(run, projects):
     run("ingest", str(projects))
     out = run("project", "suggest").output
-    assert "1 sessions  /w/keel" in out
+    assert "1 session  /w/keel" in out
     assert "vyre project add keel --folder /w/keel" in out
 
 

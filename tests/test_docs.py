@@ -59,3 +59,9 @@ def test_the_fast_help_is_clicks_own_rendering():
         'regenerate: COLUMNS=80 python -c "from vyre.cli.main import cli; '
         "cli.main(['--help'], prog_name='vyre')\" > vyre/cli/help.txt"
     )
+
+
+def test_the_readme_puts_vyre_on_the_path_before_its_first_vyre_command():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    first_use = next(i for i, line in enumerate(lines) if line.startswith("vyre "))
+    assert any(".venv/bin:$PATH" in line for line in lines[:first_use])

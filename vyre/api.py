@@ -226,11 +226,14 @@ class Memory:
         name: str | None = None,
         folders: Sequence[str] = (),
         org: str | None = None,
+        remove_folders: Sequence[str] = (),
     ) -> ProjectChange:
-        """Create a project, or add folders (and a name or org) to an existing one."""
-        notes = project_ops.add(self.ledger, slug, name or slug, list(folders), org)
-        self.learn.folders_changed()
-        return ProjectChange(slug=slug, notes=tuple(notes))
+        """Create a project, or change one: add folders, take out `remove_folders`, set a
+        name or org (what is not given stays). A folder another project holds is refused."""
+        change = project_ops.add(self.ledger, slug, name, folders, org, remove_folders)
+        if change.added or change.removed:
+            self.learn.folders_changed()
+        return change
 
     def project_pick(self, slug: str, session: str) -> ProjectChange:
         """File a session from elsewhere in this project's room too."""

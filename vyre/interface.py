@@ -115,8 +115,10 @@ class MemoryAPI(Protocol):
         name: str | None = None,
         folders: Sequence[str] = (),
         org: str | None = None,
+        remove_folders: Sequence[str] = (),
     ) -> ProjectChange:
-        """Create a project, or add folders (and a name or org) to an existing one."""
+        """Create a project, or change one: add folders, take out `remove_folders`, set a
+        name or org (what is not given stays). A folder another project holds is refused."""
         ...
 
     def project_pick(self, slug: str, session: str) -> ProjectChange:

@@ -33,6 +33,7 @@ from vyre.vocabulary import FactStatus as FactStatus
 from vyre.vocabulary import FactTarget as FactTarget
 from vyre.vocabulary import Kind as Kind
 from vyre.vocabulary import Relation as Relation
+from vyre.wording import count, plural
 
 
 class Value(BaseModel):
@@ -64,7 +65,8 @@ class IngestReport:
 
     def summary(self) -> str:
         by = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by.items()))
-        line = f"{self.files:,} files ({self.read:,} with new lines), {self.turns:,} new turns"
+        line = f"{count(self.files, 'file')} ({self.read:,} with new lines), "
+        line += f"{self.turns:,} new {plural(self.turns, 'turn')}"
         if by:
             line += f" ({by})"
         skipped = sum(self.skipped.values())
@@ -100,7 +102,7 @@ class DeriveReport:
     def summary(self) -> str:
         if not self.rooms and not self.dropped:
             return "memory is up to date"
-        return f"derived {len(self.rooms)} room(s), {self.facts:,} facts"
+        return f"derived {count(len(self.rooms), 'room')}, {count(self.facts, 'fact')}"
 
 
 class Ingested(Value):
@@ -204,10 +206,20 @@ class FolderSuggestion(Value):
 
 
 class ProjectChange(Value):
-    """What a project command did, in words the CLI prints as they are."""
+    """What a project command did: whether it made the project, the name or org it set, the
+    folders it added and took out (none of them: nothing changed), and notes to print."""
 
     slug: str
+    created: bool = False
+    name: str | None = None
+    org: str | None = None
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.name or self.org or self.added or self.removed)
 
 
 # -- the user's decisions ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from datetime import datetime
 import click
 
 from vyre.cli.common import domain_errors
+from vyre.wording import count
 
 
 @click.group()
@@ -32,7 +33,7 @@ def start() -> None:
 
     info = process.start()
     click.echo(
-        f"daemon running (pid {info['pid']}), {info['sessions']:,} sessions, "
+        f"daemon running (pid {info['pid']}), {count(info['sessions'], 'session')}, "
         f"watching {info['root']}"
     )
 
@@ -58,8 +59,8 @@ def status() -> None:
         sys.exit(1)
     click.echo(
         f"daemon running (pid {info['pid']}, up {info['uptime_s']:.0f} s): "
-        f"{info['sessions']:,} sessions, {len(info['rooms'])} rooms, "
-        f"{info['ingests']} ingests since start; watching {info['root']}"
+        f"{count(info['sessions'], 'session')}, {count(len(info['rooms']), 'room')}, "
+        f"{count(info['ingests'], 'ingest')} since start; watching {info['root']}"
     )
     skipped = info.get("skipped") or {}
     if skipped:
@@ -68,8 +69,8 @@ def status() -> None:
     error = info.get("last_error")
     if error:
         at = datetime.fromtimestamp(error["at"]).strftime("%Y-%m-%d %H:%M:%S")
-        count = info.get("errors", 1)
-        click.echo(f"last error ({at}, {count} since start): {error['error']} (more in daemon.log)")
+        n = info.get("errors", 1)
+        click.echo(f"last error ({at}, {n} since start): {error['error']} (more in daemon.log)")
 
 
 @click.command()

@@ -17,6 +17,7 @@ from vyre import config
 from vyre.cli.common import domain_errors, now, open_memory, print_json, served
 from vyre.memory import ago
 from vyre.vocabulary import ACTIONS, CorrectionAction, FactTarget
+from vyre.wording import count
 
 if TYPE_CHECKING:
     from vyre.models import Correction
@@ -238,7 +239,7 @@ def hubs() -> None:
     for r in rows:
         mark = "hub" if r.hub else "   "
         click.echo(
-            f"{mark}  {r.org}: {r.rooms} rooms, {r.sessions} sessions "
+            f"{mark}  {r.org}: {count(r.rooms, 'room')}, {count(r.sessions, 'session')} "
             f"({r.share:.0%})" + (f"; {r.why}" if r.why else "")
         )
 

@@ -24,6 +24,7 @@ from vyre.cli.edit import COMMANDS as EDIT_COMMANDS
 from vyre.memory import ago
 from vyre.rooms.names import MAIN
 from vyre.vocabulary import Relation
+from vyre.wording import count
 
 
 @served
@@ -39,29 +40,29 @@ def memory(ctx: click.Context, room: str | None) -> None:
     with open_memory() as mem:
         view = mem.overview(room or MAIN, now=at)
     title = "everything" if view.room == MAIN else view.room
-    counts = ", ".join(_count(n, kind) for kind, n in view.counts.items())
-    click.echo(f"Memory ({title}): {counts or 'nothing yet'}; {view.facts} facts")
+    counts = ", ".join(count(n, kind) for kind, n in view.counts.items())
+    click.echo(f"Memory ({title}): {counts or 'nothing yet'}; {count(view.facts, 'fact')}")
     if view.people:
         click.echo("\nPeople:")
         for f in view.people:
             n = view.mentions.get(f.subject, 0)
-            click.echo(f"  {f.subject} ({_count(n, 'session')}, {age_note(f, at)})")
+            click.echo(f"  {f.subject} ({count(n, 'session')}, {age_note(f, at)})")
     if view.orgs:
         click.echo("\nOrgs:")
         for f in view.orgs:
-            click.echo(f"  {f.subject} ({_count(view.mentions.get(f.subject, 0), 'session')})")
+            click.echo(f"  {f.subject} ({count(view.mentions.get(f.subject, 0), 'session')})")
     if view.deadlines:
         click.echo("\nOpen deadlines:")
         for f in view.deadlines:
             click.echo(f"  {f.object}  {f.subject}  [{f.room}]")
     if view.conflicts:
         click.echo(
-            f"\n{_count(len(view.conflicts), 'fact')} disagree between projects: "
+            f"\n{count(len(view.conflicts), 'fact')} disagree between projects: "
             "see `vyre memory conflicts`"
         )
     if view.stale:
         click.echo(
-            f"\n{_count(view.stale, 'fact')} not said for more than a half-life (marked stale)"
+            f"\n{count(view.stale, 'fact')} not said for more than a half-life (marked stale)"
         )
 
 
@@ -89,7 +90,10 @@ def about(name: str, room: str | None) -> None:
 @memory.command()
 @click.option(
     "--room",
+    "--project",
     "-r",
+    "-p",
+    "room",
     default=MAIN,
     show_default=True,
     help="A project slug, `unfiled`, or `*` (the main graph).",
@@ -157,13 +161,6 @@ def why(name: str, rel: str | None, obj: str | None, room: str | None) -> None:
             when = s.ts.strftime("%Y-%m-%d %H:%M") if s.ts else "-"
             click.echo(f"  - {when}  session {s.session} #{s.seq}  {s.rule}")
             click.echo(f'      "{s.quote}"')
-
-
-_PLURALS = {"person": "people", "address": "addresses"}
-
-
-def _count(n: int, kind: str) -> str:
-    return f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
 
 
 for _command in (*EDIT_COMMANDS, ask_command, remember_command, fix, unfix, fixes):

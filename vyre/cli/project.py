@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
+from typing import TYPE_CHECKING
+
 import click
 
 from vyre.cli.common import domain_errors, open_memory, served
+from vyre.wording import plural
+
+if TYPE_CHECKING:
+    from vyre.models import ProjectChange
 
 
 @click.group()
@@ -14,18 +21,41 @@ def project() -> None:
 
 @project.command("add")
 @click.argument("slug")
-@click.option("--name", default=None, help="A display name (default: the slug).")
-@click.option("--folder", "folders", multiple=True, required=True, help="A working folder.")
+@click.option("--name", default=None, help="A display name (default: the slug; kept if not given).")
+@click.option("--folder", "folders", multiple=True, help="A working folder to add.")
+@click.option(
+    "--remove-folder", "remove", multiple=True, help="A folder to take out of the project."
+)
 @click.option("--org", default=None, help="The client org this project is for.")
 @domain_errors
-def add(slug: str, name: str | None, folders: tuple[str, ...], org: str | None) -> None:
-    """Create (or extend) a project."""
+def add(
+    slug: str,
+    name: str | None,
+    folders: tuple[str, ...],
+    remove: tuple[str, ...],
+    org: str | None,
+) -> None:
+    """Create a project, or change one: add or take out folders, set its name or org."""
     with open_memory() as mem:
-        change = mem.project_add(slug, name or slug, list(folders), org)
-        derived = mem.derive()
+        change = mem.project_add(slug, name, list(folders), org, list(remove))
+        derived = mem.derive() if change.changed else None
     for note in change.notes:
         click.echo(note)
-    click.echo(f"project {slug}: {', '.join(folders)}; {derived.summary()}")
+    click.echo(_said(change) + (f"; {derived.summary()}" if derived else ""))
+
+
+def _said(change: ProjectChange) -> str:
+    """What `project add` did, in one line."""
+    if change.created:
+        named = f" ({change.name})" if change.name and change.name != change.slug else ""
+        folders = f"{plural(len(change.added), 'folder')} {', '.join(change.added)}"
+        org = f", for {change.org}" if change.org else ""
+        return f"created project {change.slug}{named}: {folders}{org}"
+    done = [f"added folder {f}" for f in change.added]
+    done += [f"removed folder {f}" for f in change.removed]
+    done += [f"named {change.name}"] if change.name else []
+    done += [f"for {change.org}"] if change.org else []
+    return f"project {change.slug}: {', '.join(done) or 'nothing to change'}"
 
 
 @project.command("pick")
@@ -92,6 +122,7 @@ def suggest(limit: int) -> None:
     if not rows:
         click.echo("every working folder is in a project")
     for row in rows:
-        click.echo(f"{row.sessions:5d} sessions  {row.folder}")
+        click.echo(f"{row.sessions:5d} {plural(row.sessions, 'session')}  {row.folder}")
     if rows:
-        click.echo(f"\nfor example: vyre project add {rows[0].slug} --folder {rows[0].folder}")
+        folder = shlex.quote(rows[0].folder)
+        click.echo(f"\nfor example: vyre project add {rows[0].slug} --folder {folder}")

@@ -4,44 +4,101 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 
 from vyre.errors import ProjectError
 from vyre.ledger import Ledger
+from vyre.models import ProjectChange
 from vyre.rooms.membership import project_for_cwd
 from vyre.rooms.names import RESERVED
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 
-def add(ledger: Ledger, slug: str, name: str, folders: list[str], org: str | None) -> list[str]:
-    """Create or update a project. Returns notes (a folder that does not exist here)."""
+def add(
+    ledger: Ledger,
+    slug: str,
+    name: str | None,
+    folders: Sequence[str],
+    org: str | None,
+    remove: Sequence[str] = (),
+) -> ProjectChange:
+    """Create a project, or change an existing one: add `folders`, take out `remove`, and set
+    the name or org when given (an existing project keeps what is not given). Refused, with
+    nothing changed: a folder another project holds, a folder to take out that the project
+    does not have, and a project left with no folder."""
     if not SLUG.match(slug) or slug in RESERVED:
         raise ProjectError(f"bad project slug {slug!r}: use lower-case letters, digits and dashes")
-    if not folders:
+    projects = {p["slug"]: p for p in ledger.projects()}
+    existing = projects.get(slug)
+    if existing is None and remove:
+        raise ProjectError(f"no project {slug!r} (see `vyre project list`)")
+    if existing is None and not folders:
         raise ProjectError("a project needs at least one --folder")
-    clean = []
+    have = set(existing["folders"]) if existing else set()
     notes = []
-    for folder in folders:
-        path = os.path.normpath(os.path.expanduser(folder))
-        if not os.path.isabs(path):
-            path = os.path.abspath(path)
+    added: list[str] = []
+    for path in map(_folder, folders):
+        for other, p in projects.items():
+            if other != slug and path in p["folders"]:
+                raise ProjectError(
+                    f"{path} is already in project {other!r} (take it out there first: "
+                    f"vyre project add {other} --remove-folder {shlex.quote(path)})"
+                )
         if not os.path.isdir(path):
             notes.append(
                 f"note: {path} does not exist on this machine; sessions from it still count"
             )
-        clean.append(path)
-    with ledger.transaction() as db:
-        db.execute(
-            "INSERT INTO projects (slug, name, org) VALUES (?, ?, ?) ON CONFLICT (slug) "
-            "DO UPDATE SET name = excluded.name, org = coalesce(excluded.org, projects.org)",
-            (slug, name or slug, org),
+        if path not in have and path not in added:
+            added.append(path)
+    removed: list[str] = []
+    for path in map(_folder, remove):
+        if path not in have:
+            raise ProjectError(f"{path} is not a folder of project {slug!r}")
+        if path not in removed:
+            removed.append(path)
+    if existing is not None and not (have | set(added)) - set(removed):
+        raise ProjectError(
+            f"project {slug!r} would have no folder left (to delete it: vyre project remove {slug})"
         )
+    renamed = name if name and (existing is None or name != existing["name"]) else None
+    new_org = org if org and (existing is None or org != existing["org"]) else None
+    with ledger.transaction() as db:
+        if existing is None:
+            db.execute(
+                "INSERT INTO projects (slug, name, org) VALUES (?, ?, ?)", (slug, name or slug, org)
+            )
+        else:
+            if renamed:
+                db.execute("UPDATE projects SET name = ? WHERE slug = ?", (renamed, slug))
+            if new_org:
+                db.execute("UPDATE projects SET org = ? WHERE slug = ?", (new_org, slug))
         db.executemany(
             "INSERT OR IGNORE INTO project_folders (slug, folder) VALUES (?, ?)",
-            [(slug, f) for f in clean],
+            [(slug, f) for f in added],
         )
-    return notes
+        db.executemany(
+            "DELETE FROM project_folders WHERE slug = ? AND folder = ?",
+            [(slug, f) for f in removed],
+        )
+    return ProjectChange(
+        slug=slug,
+        created=existing is None,
+        name=renamed,
+        org=new_org,
+        added=tuple(added),
+        removed=tuple(removed),
+        notes=tuple(notes),
+    )
+
+
+def _folder(folder: str) -> str:
+    """A folder as projects hold it: absolute, with `~` expanded and no trailing slash."""
+    path = os.path.normpath(os.path.expanduser(folder))
+    return path if os.path.isabs(path) else os.path.abspath(path)
 
 
 def _require(ledger: Ledger, slug: str) -> None:
@@ -72,8 +129,17 @@ def remove(ledger: Ledger, slug: str) -> None:
 
 
 def slug_for(folder: str) -> str:
-    """A project slug `add` accepts, made from a folder's name."""
-    return folder.rstrip("/").rsplit("/", 1)[-1].lower() or "home"
+    """A project slug `add` accepts, made from any folder's name: accents folded to ASCII,
+    every run of other characters one dash ("claude_p" -> claude-p, "My Site.v2" ->
+    my-site-v2), at most 63 characters, and never a reserved name."""
+    base = folder.rstrip("/").rsplit("/", 1)[-1]
+    if not base:
+        return "home"
+    ascii_name = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode().lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name).strip("-")[:63].rstrip("-")
+    if not slug:
+        return "project"
+    return f"{slug}-project" if slug in RESERVED else slug
 
 
 def suggest(ledger: Ledger, limit: int = 10) -> list[tuple[str, int]]:
