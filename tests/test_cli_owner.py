@@ -90,7 +90,7 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
     assert "Priya Anand is the lead architect" in about and "your correction, today" in about
 
     pinned = vyre("memory", "pin", "Jonas Eberhardt", "has_title", "studio director")
-    muted = vyre("memory", "mute", "Stripe")
+    muted = vyre("memory", "mute", "Ledgerline Payments Ltd")
     assert ids(pinned) == [4] and ids(muted) == [5]
 
     listing = vyre("memory", "corrections")
@@ -102,7 +102,7 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
     assert [c["id"] for c in active if c["undone"] is None] == [1, 3, 4, 5]
 
     hubs = vyre("memory", "hubs")
-    assert "hub  Stripe: 4 rooms" in hubs
+    assert "hub  Ledgerline Payments Ltd: 4 rooms" in hubs
     assert vyre("memory", "suggest-merges").strip() == "no merge candidates"
     merged = vyre("memory", "merge", "Marcus Bell", "Dana Reyes")  # any two people: reversible
     (mid,) = ids(merged)

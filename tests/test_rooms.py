@@ -283,16 +283,16 @@ def test_hub_rule_marks_an_org_in_many_rooms_but_never_a_projects_own(tmp_path):
             f"/w/{slug}",
             f"{slug}1",
             "2026-09-01T10:00:00Z",
-            f"Payments go through Stripe; {org} signs off, and Keel & Ash Architects "
-            "drew the logo.",
+            f"Payments go through Ledgerline Payments Ltd; {org} signs off, and "
+            "Keel & Ash Architects drew the logo.",
         )
     memory.ingest(root)
     status = {f.subject: f.status for f in memory.facts("*", now=NOW) if f.rel == "is"}
-    assert status["Stripe"] == "hub"
+    assert status["Ledgerline Payments Ltd"] == "hub"
     assert status["Keel & Ash Architects"] == ""  # in three rooms, but a project names it
-    assert "Stripe" not in {f.subject for f in memory.overview("*", now=NOW).orgs}
+    assert "Ledgerline Payments Ltd" not in {f.subject for f in memory.overview("*", now=NOW).orgs}
     hubs = {h.org: h for h in memory.hubs()}  # the offline listing agrees, with reasons
-    assert hubs["Stripe"].hub and hubs["Stripe"].rooms == 3
+    assert hubs["Ledgerline Payments Ltd"].hub and hubs["Ledgerline Payments Ltd"].rooms == 3
     assert not hubs["Keel & Ash Architects"].hub
     assert hubs["Keel & Ash Architects"].why == "a project names it: never a hub"
     memory.close()

@@ -62,18 +62,18 @@ POSITIVE = [
     ("person.short", "Ask Priya about the drawings.", is_("person.short", "Priya", "person")),
     (
         "person.context-appositive",
-        "Tell Marek Novak, the office manager, to call.",
-        is_("person.context", "Marek Novak", "person"),
+        "Tell Zorvan Quill, the office manager, to call.",
+        is_("person.context", "Zorvan Quill", "person"),
     ),
     (
         "person.context-email",
-        "Marek Novak <marek@harlowlaw.com> sent it.",
-        is_("person.context", "Marek Novak", "person"),
+        "Zorvan Quill <zorvan@harlowlaw.com> sent it.",
+        is_("person.context", "Zorvan Quill", "person"),
     ),
     (
         "person.context-from-org",
-        "Marek Novak from Harlow Law Group sent it.",
-        is_("person.context", "Marek Novak", "person"),
+        "Zorvan Quill from Harlow Law Group sent it.",
+        is_("person.context", "Zorvan Quill", "person"),
     ),
     # organisations
     (
@@ -97,7 +97,11 @@ POSITIVE = [
         "Our new client Harlow Law Group wants a site.",
         is_("org.context", "Harlow Law Group", "org"),
     ),
-    ("org.known", "We use Stripe for payments.", is_("org.known", "Stripe", "org")),
+    (
+        "org.legal",
+        "Tidewater Freight Ltd signed today.",
+        is_("org.legal", "Tidewater Freight Ltd", "org"),
+    ),
     # addresses and domains
     (
         "address.email",
@@ -161,7 +165,11 @@ POSITIVE = [
         "Please fork `Keel-Ash/Site` tomorrow.",
         is_("repo.slug", "Keel-Ash/Site", "repo"),
     ),
-    ("repo.bare", "Look at keel-ash/site later.", is_("repo.bare", "keel-ash/site", "repo")),
+    (
+        "repo.bare",
+        "Open a PR on keel-ash/site later.",
+        is_("repo.bare", "keel-ash/site", "repo"),
+    ),
     # works_at
     (
         "works_at.from",
@@ -401,7 +409,7 @@ def test_every_named_rule_fires_on_the_table():
         "person.context",
         "org.suffix",
         "org.context",
-        "org.known",
+        "org.legal",
         "address.email",
         "domain.email",
         "domain.bare",
@@ -448,27 +456,27 @@ def test_keel_and_ash_architects_is_one_org():
 
 
 def test_person_context_with_an_org_gives_person_org_and_works_at():
-    got = found("Marek Novak from Harlow Law Group sent it.")
+    got = found("Zorvan Quill from Harlow Law Group sent it.")
     assert set(got) == {
-        is_("person.context", "Marek Novak", "person"),
+        is_("person.context", "Zorvan Quill", "person"),
         is_("org.suffix", "Harlow Law Group", "org"),
-        works_at("works_at.from", "Marek Novak", "Harlow Law Group"),
+        works_at("works_at.from", "Zorvan Quill", "Harlow Law Group"),
         is_("org.context", "Harlow Law Group", "org"),
     }
 
 
 def test_an_email_gives_address_and_domain_and_the_adjacent_name():
-    got = found("Marek Novak <marek@harlowlaw.com> sent it.")
+    got = found("Zorvan Quill <zorvan@harlowlaw.com> sent it.")
     assert set(got) == {
-        is_("person.context", "Marek Novak", "person"),
-        is_("address.email", "marek@harlowlaw.com", "address"),
+        is_("person.context", "Zorvan Quill", "person"),
+        is_("address.email", "zorvan@harlowlaw.com", "address"),
         is_("domain.email", "harlowlaw.com", "domain"),
         rel(
             "has_address.adjacent",
-            "Marek Novak",
+            "Zorvan Quill",
             "person",
             "has_address",
-            "marek@harlowlaw.com",
+            "zorvan@harlowlaw.com",
             "address",
         ),
     }
@@ -527,9 +535,9 @@ def test_x_deadline_is_names_x():
 NO_PERSON = [
     ("ambiguous-first-at-sentence-start", "Will you check the build?"),
     ("ambiguous-first-verb", "Mark the task done."),
-    ("unknown-pair-no-context", "Marek Novak sent it."),
-    ("unknown-pair-org-without-org-word", "Marek Novak from Harlow sent it."),
-    ("unknown-pair-no-title", "Marek Novak, a friend, sent it."),
+    ("unknown-pair-no-context", "Zorvan Quill sent it."),
+    ("unknown-pair-org-without-org-word", "Zorvan Quill from Qellor sent it."),
+    ("unknown-pair-no-title", "Zorvan Quill, a friend, sent it."),
     ("first-name-starting-an-org", "Priya Studio is closed."),
     ("title-word", "Send it to Dr Smith."),
 ]
@@ -854,7 +862,7 @@ def test_an_unclosed_fence_hides_the_rest():
 
 
 def test_prose_around_a_fence_is_still_read():
-    text = "Ask Priya Anand.\n```\nMarek Novak <marek@harlowlaw.com>\n```\nAlso Summit Dental."
+    text = "Ask Priya Anand.\n```\nZorvan Quill <zorvan@harlowlaw.com>\n```\nAlso Summit Dental."
     assert found(text) == [
         is_("person.name", "Priya Anand", "person"),
         is_("org.suffix", "Summit Dental", "org"),

@@ -746,11 +746,11 @@ SESSIONS: list[Session] = [
     ]),
     Session("keel-ash/fee-form", KA, "2026-09-15T16:10",
             title="Fee proposal deposits",
-            covers="deadline in the person's words (\"the site launches October 9\"); Stripe "
+            covers="deadline in the person's words (\"the site launches October 9\"); Ledgerline "
                    "(hub org, 1 of 4); compaction record; the repo named again",
             steps=[
         user("Priya says the site launches October 9, so the fee proposal form has to work "
-             "by then. Deposits go through Stripe; wire up the test keys from .env."),
+             "by then. Deposits go through Ledgerline Payments Ltd; wire up the test keys from .env."),
         assistant("Finding where the form posts.", tools=(
             grep("STRIPE_|/api/fee", "src/api/fee.js:3:const key = process.env.STRIPE_KEY;\n"
                                      "src/forms/fee.njk:12:<form action=\"/api/fee\" "
@@ -759,7 +759,7 @@ SESSIONS: list[Session] = [
                               "const key = process.env.STRIPE_KEY;",
                               "const key = process.env.STRIPE_TEST_KEY ?? "
                               "process.env.STRIPE_KEY;"),)),
-        assistant("The fee form now creates a Stripe checkout session for the deposit, using "
+        assistant("The fee form now creates a Ledgerline checkout session for the deposit, using "
                   "the test key when it is set."),
         compact("1. The user asked to make the fee proposal form take a deposit before the "
                 "site launch.\n2. src/api/fee.js was changed to prefer STRIPE_TEST_KEY.\n"
@@ -962,7 +962,7 @@ SESSIONS: list[Session] = [
         stop(),
     ]),
     Session("bramble/deploy", BR, "2026-08-12T10:30",
-            covers="a decision; a skill's isMeta expansion names people (noise); Stripe (2 of "
+            covers="a decision; a skill's isMeta expansion names people (noise); Ledgerline (2 of "
                    "4)",
             steps=[
         user("we decided to host the booking app on a single vps, no containers. Write a "
@@ -979,13 +979,13 @@ SESSIONS: list[Session] = [
                                "reload caddy\"\n"),)),
         assistant("deploy.sh builds locally, uploads to a timestamped release folder and flips "
                   "the current symlink."),
-        user("deposits go through Stripe, so the script needs the webhook secret in the env "
+        user("deposits go through Ledgerline Payments Ltd, so the script needs the webhook secret in the env "
              "file on the server"),
         assistant(tools=(edit(f"{BR}/deploy.sh", "npm run build\n",
                               "npm run build\ntest -n \"${STRIPE_WEBHOOK_SECRET:-}\" || "
                               "{ echo 'STRIPE_WEBHOOK_SECRET missing'; exit 1; }\n"),)),
         assistant("The script now refuses to deploy without STRIPE_WEBHOOK_SECRET, which the "
-                  "Stripe webhook handler needs."),
+                  "Ledgerline webhook handler needs."),
         stop(),
     ]),
     Session("bramble/double-booking", BR, "2026-09-22T16:00",
@@ -1039,7 +1039,7 @@ SESSIONS: list[Session] = [
     # ------------------------------------------------------------------ summit-dental
     Session("summit-dental/kickoff", SD, "2026-08-05T09:45",
             title="Patient portal scaffold",
-            covers="Lena Park's title and address; Stripe (3 of 4)",
+            covers="Lena Park's title and address; Ledgerline (3 of 4)",
             steps=[
         user("New project for Summit Dental: a patient portal. Lena Park, the office "
              "coordinator at Summit Dental, is our contact (lena@summitdental.com). Scaffold a "
@@ -1048,13 +1048,13 @@ SESSIONS: list[Session] = [
                               "mkdir -p portal && touch portal/__init__.py && echo ready",
                               "ready", slow=True),)),
         assistant("A flask package lives in portal/ with its own virtualenv."),
-        user("card payments for no-show fees go through Stripe; stub the checkout route for "
+        user("card payments for no-show fees go through Ledgerline Payments Ltd; stub the checkout route for "
              "now"),
         assistant(tools=(write(f"{SD}/portal/checkout.py",
                                "from flask import Blueprint\n\nbp = Blueprint(\"checkout\", "
                                "__name__)\n\n\n@bp.post(\"/checkout\")\ndef checkout():\n"
                                "    return {\"status\": \"todo\"}, 501\n"),)),
-        assistant("Stubbed /checkout returning 501 until the Stripe keys arrive."),
+        assistant("Stubbed /checkout returning 501 until the Ledgerline keys arrive."),
     ]),
     Session("summit-dental/contact-form", SD, "2026-09-08T13:20",
             covers="short form \"Summit\" (\"Omar Haddad at Summit\", \"send it to Summit\"); "
@@ -1119,11 +1119,11 @@ SESSIONS: list[Session] = [
     Session("summit-roofing/kickoff", SR, "2026-07-21T08:50",
             title="Quote tool kickoff",
             covers="short form \"Marco Silva at Summit\" resolves to Summit Roofing here; "
-                   "Stripe (4 of 4)",
+                   "Ledgerline (4 of 4)",
             steps=[
         user("Kicking off the quote tool for Summit Roofing. Marco Silva at Summit handles "
              "the estimates; his email is marco@summitroofing.com. Customers pay a deposit "
-             "through Stripe."),
+             "through Ledgerline Payments Ltd."),
         assistant(tools=(bash("npx degit sveltejs/template quotes && cd quotes && npm install",
                               "> cloned sveltejs/template#HEAD to quotes\nadded 97 packages in "
                               "6s", slow=True),)),
@@ -1322,6 +1322,8 @@ class Gold:
         if address:
             self.fact(room, address, "is", "address")
             self.fact(room, address.split("@", 1)[1], "is", "domain")
+            # not a scored relation; listed so a prompt may expect the address it needs
+            self.fact(room, name, "has_address", address)
 
     def org(self, room, name, client=False):
         self.fact(room, name, "is", "org")
@@ -1342,7 +1344,7 @@ def gold() -> dict:
     g.person(r, "Priya Anand", "Keel & Ash Architects", "project architect", "priya@keelash.com")
     g.person(r, "Jonas Eberhardt", "Keel & Ash Architects", "studio director",
              "jonas@keelash.com")  # 2026-02 only: stale but true
-    g.org(r, "Stripe")
+    g.org(r, "Ledgerline Payments Ltd")
     g.fact(r, "keelash-site", "is", "repo")
     g.fact(r, "keelash-site", "repo_for", "Keel & Ash Architects")
     g.fact(r, "launch", "deadline", "2026-10-09")
@@ -1364,7 +1366,7 @@ def gold() -> dict:
     g.person(r, "Dana Reyes", "Bramble Dental", "practice manager", "dreyes@brambledental.com")
     g.person(r, "Helen Quist", "Bramble Dental", "clinical lead")
     g.org(r, "Ashgrove Orthodontics", client=True)  # "... is a client as well"
-    g.org(r, "Stripe")
+    g.org(r, "Ledgerline Payments Ltd")
     g.fact(r, "booking widget", "deadline", "2026-10-01")  # "by Thursday" said Mon 09-28
     g.fact(r, "owner", "decided", "host the booking app on a single vps")
 
@@ -1372,14 +1374,14 @@ def gold() -> dict:
     g.org(r, "Summit Dental", client=True)
     g.person(r, "Lena Park", "Summit Dental", "office coordinator", "lena@summitdental.com")
     g.person(r, "Omar Haddad", "Summit Dental")  # "Omar Haddad at Summit"
-    g.org(r, "Stripe")
+    g.org(r, "Ledgerline Payments Ltd")
     g.fact(r, "portal", "deadline", "2026-10-14")
 
     r = "summit-roofing"
     g.org(r, "Summit Roofing", client=True)
     g.person(r, "Marco Silva", "Summit Roofing", address="marco@summitroofing.com")
     g.person(r, "Joy Tran", "Summit Roofing", "estimator")
-    g.org(r, "Stripe")
+    g.org(r, "Ledgerline Payments Ltd")
     g.fact(r, "quote form", "deadline", "2026-10-20")
 
     r = "unfiled"
@@ -1496,6 +1498,7 @@ def gold() -> dict:
       (sr, "quote form", "deadline", "2026-10-20"))
     p("unfiled", SCRATCH, "Send Owen the updated estimate",
       ("unfiled", "Owen Hart", "works_at", "Wrenfield Books"),
+      ("unfiled", "Owen Hart", "has_address", "owen@wrenfieldbooks.co.uk"),
       ("unfiled", "Wrenfield Books", "client_of", "owner"))
 
     # ---- irrelevant: code talk that names nobody

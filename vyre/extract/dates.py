@@ -6,7 +6,11 @@
 - A weekday ("Friday", "on Friday", "this Friday"): the next such day strictly after the
   turn's date. "next Friday" skips a week when the plain next Friday is still in the turn's
   own week (said on a Monday, "next Friday" is eleven days away, not four).
-- "today", "tomorrow".
+- A weekday with a date ("Thursday 26 November", "Tuesday (24 November)"): the date; the
+  weekday only confirms it.
+- "the 14th" (a day of the month alone): the next such day on or after the turn's date.
+- "end of the month", "end of the week" (that week's Friday), "in two weeks", "in 3 days",
+  "in a fortnight", "today", "tonight", "end of day", "tomorrow".
 Anything else is not a date; the rule that asked gets None and makes no fact.
 """
 
@@ -23,14 +27,37 @@ _MONTH = (
 )
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
 
+_MD = rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+_DM = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
+_NUMBER = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})"
+
 # One pattern for every phrase we accept; named groups say which form matched.
 DATE = (
     r"(?:(?P<iso>\d{4}-\d{2}-\d{2})"
-    rf"|(?P<md>{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)"
-    rf"|(?P<dm>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?)"
+    rf"|(?P<wdd>(?:(?:this|next|on)\s+)?{_DAY},?\s+\(?(?:the\s+)?(?:{_MD}|{_DM})\)?)"
+    rf"|(?P<md>{_MD})"
+    rf"|(?P<dm>{_DM})"
     rf"|(?P<wd>(?:(?:this|next|on)\s+)?{_DAY})"
-    r"|(?P<rel>today|tomorrow))(?![\w-])"
+    r"|(?P<ord>the\s+\d{1,2}(?:st|nd|rd|th))"
+    r"|(?P<eom>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?month|month[-\s]end)"
+    r"|(?P<eow>(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?week)"
+    rf"|(?P<span>in\s+{_NUMBER}\s+(?:days?|weeks?)|in\s+a\s+fortnight)"
+    r"|(?P<rel>today|tonight|tomorrow|(?:the\s+)?end\s+of\s+(?:the\s+)?day|EOD))(?![\w-])"
 )
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 DATE_RE = re.compile(DATE, re.I)
 
 
@@ -42,16 +69,45 @@ def resolve(match: re.Match, said: datetime | None) -> date | None:
             return date.fromisoformat(groups["iso"])
         except ValueError:
             return None
-    month_day = groups.get("md") or groups.get("dm")
-    if month_day:
-        return _month_day(month_day, said)
+    dated = groups.get("wdd") or groups.get("md") or groups.get("dm")
+    if dated:
+        return _month_day(re.sub(rf"^(?:(?:this|next|on)\s+)?{_DAY}", "", dated, flags=re.I), said)
     if said is None:
         return None
     today = said.date()
     if groups.get("wd"):
         return _weekday(groups["wd"].lower(), today)
+    if groups.get("ord"):
+        return _day_of_month(int(re.sub(r"\D", "", groups["ord"])), today)
+    if groups.get("eom"):
+        following = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
+        return following - timedelta(days=1)
+    if groups.get("eow"):
+        return today + timedelta(days=(4 - today.weekday()) % 7)
+    if groups.get("span"):
+        words = groups["span"].lower().split()
+        if words[-1] == "fortnight":
+            return today + timedelta(days=14)
+        n = _NUMBERS.get(words[1]) or int(words[1])
+        return today + timedelta(days=n * (7 if words[2].startswith("week") else 1))
     if groups.get("rel"):
         return today + timedelta(days=1 if groups["rel"].lower() == "tomorrow" else 0)
+    return None
+
+
+def _day_of_month(day: int, today: date) -> date | None:
+    """The next `day` of a month on or after today ("before the 14th")."""
+    year, month = today.year, today.month
+    for _ in range(3):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate and candidate >= today:
+            return candidate
+        month += 1
+        if month > 12:
+            year, month = year + 1, 1
     return None
 
 

@@ -7,7 +7,18 @@ mentions with rel `is` (object: the kind). What must stay true:
 - Personal relations (deadline, client_of from words, prefers, decided) come only from the
   person's own words.
 - A rule's name never changes once facts carry it: `vyre why` and corrections cite it.
-- Fenced code is not prose: names in code samples are not mentions.
+- Code is not prose: fenced and inline code, markup blocks, pasted log lines and headings are
+  blanked before the name rules read (vyre/extract/text.py).
+- Every rule is linear in its text: patterns are matched once over the turn, and what a rule
+  reads around a name is a bounded window (text.LOOK_BACK before, AFTER_CHARS after).
+
+How a person is found (README "Extraction"): a given name from the gazetteer followed by a
+surname-like word (`person.name`); any two capitalised words in a person's context: a title
+appositive, an address, "from / at / over at" an org, an honorific, a title or a kinship word
+before, "cc" (`person.context`); a given name alone (`person.short`, which resolves only to
+one full name in the room); a first name with a cue that it is a person even with no surname
+anywhere ("my brother Tomas", "Aoife's grandparents", a speaker label "Caroline: ...") as
+`person.first`; a nickname stated next to a full name ("goes by Seun") as `person.nickname`.
 """
 
 from __future__ import annotations
@@ -15,85 +26,140 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from vyre.extract import dates
+from vyre.extract import dates, gazetteer
 from vyre.extract.lexicon import (
     AMBIGUOUS_FIRST,
-    FIRST_NAMES,
+    DATA_EXTENSIONS,
+    DEPARTMENTS,
+    FILE_EXTENSIONS,
+    HONORIFICS,
     IGNORED_DOMAINS,
-    KNOWN_ORGS,
+    KINSHIP,
+    NAME_PARTICLES,
+    NOT_SURNAMES,
+    ORG_NOUNS,
     ORG_WORDS,
     STOP_CAPS,
     TITLE_HEADS,
-    TLDS,
     words,
 )
+from vyre.extract.text import QUOTE_CHARS, Prose, sentence_start, squash
 
 # Bump when a rule changes what it finds: stored mentions are then recomputed from turns.
-RULES_VERSION = "4"
+RULES_VERSION = "5"
 
-QUOTE_CHARS = 160
+__all__ = ["QUOTE_CHARS", "RULES_VERSION", "extract"]
+
+AFTER_CHARS = 160  # what a rule reads after a name
+MAX_TEXT = 200_000  # a turn longer than this is read up to here (pasted dumps, generated text)
 
 # -- building blocks -------------------------------------------------------------------------
 
 _UP = "A-ZÀ-ÖØ-Þ"
 _LO = "a-zß-öø-ÿ"
-_CAP = rf"[{_UP}][{_UP}{_LO}'’-]*[{_LO}]"
-_TOKEN = re.compile(rf"{_CAP}(?:['’]s)?|[{_UP}]\.|&")
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+# A capitalised token: names ("Priya", "O'Neil", "Jean-Luc"), and org names that are
+# all-caps or carry digits ("IBM", "OpenAI", "Auth0"); an initial ("M."); "&".
+_TOKEN = re.compile(rf"[{_UP}][\w'’-]*[\w]|[{_UP}]\.|[{_UP}]|&")
 _HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=len, reverse=True))
 _NOT_LINK = r"(?!(?:at|for|with|in|on|from)\b)"
 _TITLE = (
-    rf"(?P<title>(?:[A-Za-z][\w-]*\s+){{0,3}}(?i:{_HEADS})"
+    rf"(?P<title>(?:[A-Za-z][\w&/-]*\s+){{0,3}}(?i:{_HEADS})"
     rf"(?:\s+of\s+{_NOT_LINK}[a-z][\w-]*(?:\s+{_NOT_LINK}[a-z][\w-]*)?)?)(?![\w-])"
 )
-_ORG = r"(?P<org>(?:[A-Z][\w'’.-]*|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|&|and|of))*)"
+_ORG_TOKEN = r"(?:[A-Z0-9][\w'’.-]*|&)"
+_ORG = rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of|de|für|for))*)"
 _EMAIL = r"(?<![\w.+-])([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![\w-])"
 EMAIL_RE = re.compile(_EMAIL)
 _FUNCTION_WORDS = words("""
 who is was are and or but the a an our their my at for with to in on by from as be
 been he she they it this that what which
 """)
+_DET = r"(?:(?:the|our|their|a|an|my|his|her)\s+)?"
+_NEW = r"(?:(?:new|current|acting|interim)\s+)?"
+_LINK = r"(?:at|of|for|with)"
 
 _AFTER_PERSON = [
     (
         "has_title.appositive",
         re.compile(
-            rf",\s+(?:(?:the|our|their|a|an|my)\s+)?{_TITLE}"
-            rf"(?:\s+(?:at|of|for|with)\s+(?:the\s+)?{_ORG})?"
+            rf",\s+(?:(?:who\s+is|who's|(?:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re))\s+)?"
+            rf"{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
         ),
     ),
     (
         "has_title.parenthetical",
-        re.compile(
-            rf"\s*\((?:(?:the|our|their|a|an)\s+)?{_TITLE}(?:\s+(?:at|of|for)\s+(?:the\s+)?{_ORG})?\)"
-        ),
+        re.compile(rf"\s*\({_DET}{_NEW}{_TITLE}(?:\s+(?:at|of|for)\s+(?:the\s+)?{_ORG})?\)"),
     ),
     (
         "has_title.is",
         re.compile(
-            rf"\s+(?:is|was)\s+(?:now\s+)?(?:the|our|their|a|an)\s+{_TITLE}"
-            rf"(?:\s+(?:at|of|for|with)\s+(?:the\s+)?{_ORG})?"
+            rf"\s+(?:is|was)\s+(?:now\s+|still\s+)?(?:the|our|their|a|an)\s+{_NEW}{_TITLE}"
+            rf"(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
         ),
     ),
+    (
+        "has_title.possessive",  # "Gareth Pryce, Tidewater's CFO"
+        re.compile(
+            rf",\s+(?:the\s+)?(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+"
+            rf"{_NEW}{_TITLE}"
+        ),
+    ),
+    ("works_at.over", re.compile(rf"\s+over\s+at\s+(?:the\s+)?{_ORG}")),
     ("works_at.from", re.compile(rf"\s+(?:from|of)\s+(?:the\s+)?{_ORG}")),
     ("works_at.at", re.compile(rf"\s+(?:at|@)\s+(?:the\s+)?{_ORG}")),
+    ("works_at.parenthetical", re.compile(rf"\s*\((?:the\s+|from\s+|at\s+)?{_ORG}\)")),
     (
         "works_at.verb",
         re.compile(
-            rf",?\s+(?:who\s+)?(?:now\s+|still\s+|also\s+)?(?:works|worked|is working|is|was)\s+"
+            rf",?\s+(?:who\s+)?(?:now\s+|still\s+|also\s+)?(?:works|is working|is)\s+"
             rf"(?:now\s+)?(?:at|for|with)\s+(?:the\s+)?{_ORG}"
         ),
     ),
     ("works_at.joined", re.compile(rf"\s+(?:has\s+)?(?:just\s+)?joined\s+(?:the\s+)?{_ORG}")),
 ]
+# rules whose org must look like an org (an org word, a legal form, "the X") before it counts
+# for a pair of unknown words; after a known person, "at X" is where they work
+_WEAK_ORG_RULES = {"works_at.from", "works_at.at", "works_at.parenthetical"}
+_LOOSE_AFTER_PERSON = {"works_at.at", "works_at.parenthetical"}
 _ADDRESS_AFTER = re.compile(
     r"\s*(?:[<(\[]\s*|:\s*|\s+(?:at|is|on|-|–)\s+|['’]s\s+(?:e-?mail|address)(?:\s+address)?"
-    rf"\s+is\s+){_EMAIL}"
+    rf"\s+is\s+|,\s+(?:her|his|their)\s+(?:e-?mail|address)(?:\s+address)?\s+is\s+){_EMAIL}"
 )
-_TITLE_BEFORE = re.compile(rf"(?:^|\s)(?:the|our|their|my)\s+{_TITLE},?\s+$")
+_TITLE_BEFORE = re.compile(rf"(?:^|[\s(])(?:the|our|their|my|his|her|your)\s+{_NEW}{_TITLE},?\s+$")
+_TITLE_BEFORE_ORG = re.compile(  # "Tidewater's CFO, Gareth Pryce" / "Acme's head of sales Jo Li"
+    rf"(?:^|[\s(])(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+{_NEW}{_TITLE},?\s+$"
+)
+_TITLE_OF = re.compile(rf"(?i:{_HEADS})\s+of\s+(?:the\s+)?$")
+_HONORIFIC_BEFORE = re.compile(rf"(?:^|[\s(])(?:{'|'.join(HONORIFICS)})\.?\s+$")
+_KIN = "|".join(sorted(KINSHIP, key=len, reverse=True))
+_KIN_BEFORE = re.compile(
+    rf"(?:^|[\s(])(?:my|our|her|his|their|your)\s+(?:(?:older|younger|little|big|new|late)\s+)?"
+    rf"(?P<kin>{_KIN}),?\s+$",
+    re.I,
+)
+_KIN_AFTER = re.compile(rf"['’]s\s+(?:(?:older|younger|little|big|new|late)\s+)?(?:{_KIN})\b", re.I)
+_CC_BEFORE = re.compile(r"(?:^|[\s(])(?:cc|cc:|CC|CC:|Cc|Cc:|looping in|loop in|copying)\s+$")
+_NAMED_BEFORE = re.compile(r"\b(?:named|called)\s+$")
+_SPEAKER = re.compile(rf"^(?P<name>[{_UP}][{_LO}'’-]+):\s+\S", re.M)
+_NICKNAME = re.compile(
+    rf"\s*[,(]?\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|or\s+just|but\s+call\s+"
+    rf"(?:him|her|them))\s+['\"“]?(?P<nick>[{_UP}][{_LO}'’-]+)"
+)
+# "... Ines Carvalho moved there in the summer and she's now head of legal ops at Acme."
+_PRONOUN_TITLE = re.compile(
+    rf"(?:^|[.;,]\s+|\b(?:and|but|so)\s+)(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s+"
+    rf"(?:now\s+|also\s+)?{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
+)
+PRONOUN_REACH = 300  # how far back a pronoun looks for the person it stands for
+_SIGNATURE_TITLE = re.compile(
+    rf"^[ \t]*{_TITLE}[ \t]*(?:[|,–—-]|\bat\b)[ \t]*{_ORG}[ \t]*$", re.I | re.M
+)
+
+# -- deadlines -------------------------------------------------------------------------------
 
 _DATE = dates.DATE
 _NP = r"(?P<subj>(?:[\w'-]+\s+){0,3}?[\w'-]+)"
+_BY = r"(?:by|before|on|for)\s+"
 _DEADLINES = [
     (
         "deadline.due",
@@ -101,7 +167,7 @@ _DEADLINES = [
             rf"\b{_NP}\s+(?:is|are|'s|’s)\s+(?:now\s+|still\s+)?due\s+(?:on\s+|by\s+)?{_DATE}", re.I
         ),
     ),
-    ("deadline.due", re.compile(rf"\b{_NP}\s+due\s+(?:on|by)\s+{_DATE}", re.I)),
+    ("deadline.due", re.compile(rf"\b{_NP}\s+due\s+(?:on\s+|by\s+)?{_DATE}", re.I)),
     (
         "deadline.deadline",
         re.compile(
@@ -122,18 +188,49 @@ _DEADLINES = [
     ),
     (
         "deadline.launch",
-        re.compile(rf"\b{_NP}\s+(?:launches|goes\s+live)\s+(?:on\s+|by\s+)?{_DATE}", re.I),
+        re.compile(
+            rf"\b{_NP}\s+(?:launches|goes\s+live|is\s+going\s+live|will\s+go\s+live)\s+"
+            rf"(?:on\s+|by\s+)?{_DATE}",
+            re.I,
+        ),
     ),
     (
         "deadline.launch",
-        re.compile(rf"\blaunch(?:\s+date)?\s+is\s+(?:on\s+|set\s+for\s+)?{_DATE}", re.I),
+        re.compile(
+            rf"\b(?P<subj>go-live|launch|release)(?:\s+date)?\s+(?:is|'s|’s)\s+"
+            rf"(?:now\s+|still\s+)?(?:on\s+|set\s+for\s+|planned\s+for\s+)?{_DATE}",
+            re.I,
+        ),
     ),
     ("deadline.ship", re.compile(rf"\b{_NP}\s+ships\s+(?:on|by)\s+{_DATE}", re.I)),
+    (
+        "deadline.by",  # "the portal has to ship by the 14th", "it needs to be done by Friday"
+        re.compile(
+            rf"\b{_NP}\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?"
+            r"(?:ship(?:ped)?|done|ready|finished|delivered|live|launched|out|signed\s+off|"
+            rf"submitted|in|land(?:ed)?|go\s+out|complete[d]?)\s+{_BY}{_DATE}",
+            re.I,
+        ),
+    ),
+    (
+        "deadline.by",  # "Gareth wants the Q4 forecast pack by Tuesday"
+        re.compile(
+            rf"\b(?:wants?|needs?|expects?|asked\s+for|promised)\s+(?:the\s+|our\s+|my\s+|a\s+)?"
+            rf"{_NP}\s+{_BY}{_DATE}",
+            re.I,
+        ),
+    ),
 ]
 _NP_STOPS = words("""
 the our my this that a an their your his her its says said thinks so and but if because
 when then now also
 """)
+_DEADLINE_CUES = re.compile(
+    r"due|deadline|launch|ships|live|needs?|wants?|has to|have to|must|should|expects?|asked|"
+    r"promised"
+)
+
+# -- clients, orgs ---------------------------------------------------------------------------
 
 # "client" as in a customer, not a client library, app or id
 _CLIENT_NOUN = (
@@ -142,16 +239,42 @@ _CLIENT_NOUN = (
 _CLIENT = [  # (pattern, whether the org is the last run of names before the cue)
     (
         re.compile(
-            rf"\b[Oo]ur\s+(?:new\s+|newest\s+|biggest\s+|first\s+)?{_CLIENT_NOUN},?\s+{_ORG}"
+            rf"\b(?:[Oo]ur|[Mm]y)\s+(?:new\s+|newest\s+|biggest\s+|first\s+|main\s+)?"
+            rf"{_CLIENT_NOUN}(?:\s+is)?[,:]?\s+{_ORG}"
         ),
         False,
     ),
+    (re.compile(rf"(?:^|[.!?]\s+|\n)[Nn]ew\s+{_CLIENT_NOUN}:\s+{_ORG}"), False),
     (
-        re.compile(rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our)\s+(?:new\s+)?{_CLIENT_NOUN}"),
+        re.compile(
+            rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"
+        ),
         True,
     ),
-    (re.compile(rf"{_ORG},\s+(?:a|an|our)\s+(?:new\s+)?{_CLIENT_NOUN}"), True),
+    (re.compile(rf"{_ORG},\s+(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"), True),
 ]
+# "my four clients this month: A, B, C and D"
+_CLIENT_LIST = re.compile(
+    r"\b(?:[Oo]ur|[Mm]y)\s+(?:\w+\s+){0,2}?clients\b[^:\n]{0,30}:\s+(?P<list>[^.\n]{3,300})"
+)
+# "Brightline (the agency that runs their paid social)", "Halcyon Cycles, an e-bike shop"
+_NOUNS = "|".join(sorted(ORG_NOUNS, key=len, reverse=True))
+_ORG_APPOSITIVE = re.compile(
+    rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})(?:,\s+|\s+\()"
+    rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?(?:{_NOUNS})\b"
+)
+_ORG_TEAM = re.compile(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
+_ORG_VERB = re.compile(
+    rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})\s+"
+    r"(?:asked\s+(?:us\s+|me\s+)?for\s+a\s+(?:quote|proposal|estimate)|"
+    r"(?:wants|needs)\s+a\s+(?:quote|proposal|estimate)|"
+    r"can\s+(?:give|send|get)\s+(?:us|me)\b|signed\s+(?:the|our)\s+|"
+    r"sent\s+(?:us|me|over)\b|approved\s+the\s+(?:quote|proposal|estimate|budget|invoice)|"
+    r"paid\s+(?:the|our)\s+invoice)"
+)
+
+# -- choices ---------------------------------------------------------------------------------
+
 _PREFERS = re.compile(
     r"\bI\s+(?:really\s+|much\s+|strongly\s+|always\s+)?prefer\s+(?P<obj>[^.!?\n]{3,100})"
     r"|\bI(?:'d|’d| would)\s+(?:much\s+)?rather\s+(?P<obj2>[^.!?\n]{3,100})"
@@ -161,21 +284,39 @@ _DECIDED = re.compile(
     r"(?P<obj>[^.!?\n]{3,100})"
     r"|\b[Ww]e(?:'re|’re| are)\s+going\s+with\s+(?P<obj2>[^.!?\n]{3,100})"
 )
+_CHOICE_CUES = re.compile("prefer|rather|decided|going with")
+
+# -- repos, domains --------------------------------------------------------------------------
 
 _REPO_URL = re.compile(
     r"(?:https?://|ssh://git@|git@)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)[/:]"
     r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?(?=[/\s)\]\"'>,;:#?]|\.?$|\.\s)"
 )
 _REPO_SLUG = re.compile(
-    r"\b(?i:repo|repository|clone|fork)\s+(?:is\s+|at\s+|called\s+|named\s+)?`?"
+    r"\b(?i:repo|repository|clone|fork)\s+(?:is\s+|at\s+|called\s+|named\s+)?[`(]?"
     r"(?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])`?"
 )
 _REPO_SLUG_BEFORE = re.compile(
     r"`?(?<![\w/.-])(?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])`?"
     r"\s+(?:repo|repository)\b"
 )
+# "the dashboards repo (acme/dashboards)": the slug in brackets right after the word
+_REPO_SLUG_PAREN = re.compile(
+    r"\b(?i:repo|repository)\s*\((?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])\)"
+)
+# "the churn-model repo": a repo named without its owner (an identifier, not a word)
+_REPO_NAME = re.compile(
+    r"\b(?i:the|our|this|that|my)\s+`?(?P<name>[a-z0-9]+(?:[-_.][a-z0-9]+)+)`?\s+(?:repo|repository)\b"
+)
+# A bare owner/name only counts beside a code host's words ("PR", "issue #12", "GitHub").
 _REPO_BARE = re.compile(
     r"(?<![\w/.~@:-])(?P<owner>[a-z0-9][a-z0-9_-]*)/(?P<name>[a-z0-9][a-z0-9_-]*[a-z0-9])(?![\w/.-])"
+    r"(?P<issue>#\d+)?"
+)
+_CODE_HOST_CUE = re.compile(
+    r"\b(?:github|gitlab|bitbucket|pull request|PR|gh|git|remote|clone[ds]?|cloned|fork(?:ed)?|"
+    r"repo|repository|push(?:ed)?)\b",
+    re.I,
 )
 _NOT_OWNERS = words("""
 orgs settings features about topics search marketplace sponsors login apps src lib
@@ -187,11 +328,10 @@ FILE_STEMS = words("""
 requirements manifest dockerfile makefile procfile gemfile package setup config index main
 app readme license changelog tsconfig settings local test tests constraints env
 """)
-_PAIRS = words("and/or read/write client/server input/output true/false yes/no on/off his/her")
 _GIT_REMOTE = re.compile(r"^\S+\s+(?P<url>\S+)\s+\((?:fetch|push)\)\s*$", re.M)
 _DOMAIN = re.compile(
-    r"(?<![@\w.-])(?:https?://)?(?:www\.)?(?P<domain>(?:[a-z0-9][a-z0-9-]*\.)+(?P<tld>[a-z]{2,}))"
-    r"(?![\w-]|\.[a-z0-9])",
+    r"(?<![@\w.-])(?P<scheme>https?://)?(?:www\.)?"
+    r"(?P<domain>(?:[a-z0-9][a-z0-9-]*\.)+(?P<tld>[a-z]{2,}))(?![\w-]|\.[a-z0-9])",
     re.I,
 )
 
@@ -201,146 +341,288 @@ _DOMAIN = re.compile(
 
 def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = False) -> list:
     """Mentions in one turn, given who wrote it (see the module docstring for the trust rules)."""
-    if sidechain or by in ("program",):
+    if sidechain:
         return []
-    if by == "tool":
+    if by in ("tool", "program"):
+        # `git remote -v` output (a tool result, or `!` shell output) names the workspace repo
         return _git_remotes(text) if "(fetch)" in text else []
     if kind != "text" or by not in ("person", "agent"):
         return []
-    prose = _FENCE.sub(" ", text) if "```" in text else text
+    p = Prose(text[:MAX_TEXT])
     out: list[tuple] = []
-    # Cheap substring checks first: most turns are code talk that names nobody.
-    tokens = list(_TOKEN.finditer(prose))
-    persons = _persons(prose, tokens, out)
-    _orgs(prose, tokens, out)
-    if "@" in prose:
-        _addresses(prose, persons, out)
-    if "." in prose:
-        _domains(prose, out)
-    if "/" in prose:
-        _repos(prose, out)
-    _person_relations(prose, persons, out)
+    tokens = list(_TOKEN.finditer(p.text))
+    persons = _persons(p, tokens, by, out)
+    _orgs(p, tokens, persons, out)
+    if "@" in p.with_code:
+        _addresses(p, persons, out)
+    if "." in p.with_code:
+        _domains(p, out)
+    if "/" in p.with_code or "repo" in p.with_code:
+        _repos(p, out)
+    _person_relations(p, persons, out)
     if by == "person":
-        lower = prose.lower()
+        lower = p.text.lower()
         if _DEADLINE_CUES.search(lower):
             said = datetime.fromisoformat(ts) if ts else None
-            _deadlines(prose, said, out)
+            _deadlines(p, said, out)
         if "client" in lower:
-            _clients(prose, out)
+            _clients(p, out)
         if _CHOICE_CUES.search(lower):
-            _choices(prose, out)
+            _choices(p, out)
     return _unique(out)
-
-
-_DEADLINE_CUES = re.compile("due|deadline|launch|ships|live")
-_CHOICE_CUES = re.compile("prefer|rather|decided|going with")
 
 
 # -- people -----------------------------------------------------------------------------------
 
-
-def _persons(text: str, tokens: list[re.Match], out: list) -> list[tuple[int, int, str]]:
-    """Find people; returns their spans (start, end, label). Short forms are labelled alone."""
-    found: list[tuple[int, int, str]] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        word = _bare(tok.group())
-        if word in FIRST_NAMES and not _skip_first(text, tok, word):
-            j, middle = i + 1, ""
-            if (
-                j < len(tokens)
-                and _adjacent(text, tokens[j - 1], tokens[j])
-                and re.fullmatch(rf"[{_UP}]\.", tokens[j].group())
-            ):
-                middle, j = tokens[j].group(), j + 1
-            if (
-                j < len(tokens)
-                and _adjacent(text, tokens[j - 1], tokens[j])
-                and _surname(tokens[j].group())
-            ):
-                last = _bare(tokens[j].group())
-                label = " ".join(p for p in (word, middle, last) if p)
-                end = tokens[j].start() + len(last)
-                found.append((tok.start(), end, label))
-                out.append(_is("person.name", label, "person", _quote(text, tok.start(), end)))
-                i = j + 1
-                continue
-            if not middle and not _next_is_org_word(text, tokens, i):
-                end = tok.start() + len(word)
-                found.append((tok.start(), end, word))
-                out.append(_is("person.short", word, "person", _quote(text, tok.start(), end)))
-        elif _could_be_name(word) and i + 1 < len(tokens):
-            nxt = tokens[i + 1]
-            if _adjacent(text, tok, nxt) and _surname(nxt.group()) and _could_be_name(word):
-                last = _bare(nxt.group())
-                end = nxt.start() + len(last)
-                if _person_context(text, end):
-                    label = f"{word} {last}"
-                    found.append((tok.start(), end, label))
-                    out.append(
-                        _is("person.context", label, "person", _quote(text, tok.start(), end))
-                    )
-                    i += 2
-                    continue
-        i += 1
-    return found
+Span = tuple[int, int, str]
 
 
-def _skip_first(text: str, tok: re.Match, word: str) -> bool:
-    return word in AMBIGUOUS_FIRST and _sentence_start(text, tok.start())
-
-
-def _surname(raw: str) -> bool:
-    word = _bare(raw)
+def _given(word: str) -> bool:
     return (
-        len(word) > 1
-        and not word.endswith(".")
-        and word not in STOP_CAPS
-        and word not in ORG_WORDS
-        and word[0].isupper()
-        and any(c.islower() for c in word)
+        (word not in STOP_CAPS or word in AMBIGUOUS_FIRST)
+        and _title_case(word)
+        and gazetteer.fold_name(word) in gazetteer.given_names()
     )
 
 
-def _could_be_name(word: str) -> bool:
+def _title_case(word: str) -> bool:
+    """Capital then lowercase letters (hyphens and apostrophes allowed): a name's shape."""
+    body = word[1:].replace("-", "").replace("'", "").replace("’", "")
+    return (word[:1].isupper() and (not body or (body.isalpha() and body.islower()))) or (
+        "-" in word and all(part[:1].isupper() and part[1:].islower() for part in word.split("-"))
+    )
+
+
+def _surname(word: str) -> bool:
+    """A word that can be a family name: capitalised, with lowercase letters, not a stop word.
+    Internal capitals are allowed (McDonald, DeLuca), digits are not."""
+    return (
+        len(word) > 1
+        and word[0].isupper()
+        and (not re.search(rf"[{_LO}][{_UP}]", word) or bool(_NAME_PREFIX.match(word)))
+        and any(c.islower() for c in word)
+        and not any(c.isdigit() for c in word)
+        and word not in STOP_CAPS
+        and word not in ORG_WORDS
+        and word not in NOT_SURNAMES
+        and word not in DEPARTMENTS
+        and not gazetteer.legal_suffix_len([word])
+    )
+
+
+def _adjacent(text: str, a: re.Match, b: re.Match) -> bool:
+    return text[a.end() : b.start()] in (" ", "\u00a0")
+
+
+def _bare(word: str) -> str:
+    """A token without a possessive ending."""
+    return word[:-2] if word.endswith(("'s", "’s")) else word
+
+
+def _possessive(word: str) -> bool:
+    return word.endswith(("'s", "’s"))
+
+
+def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]:
+    """Find people; returns their spans (start, end, label). Short forms are labelled alone."""
+    text = p.text
+    found: list[Span] = []
+    n = len(tokens)
+    i = 0
+    while i < n:
+        tok = tokens[i]
+        raw = tok.group()
+        word = _bare(raw)
+        before = text[max(0, tok.start() - 60) : tok.start()]
+        if before.endswith(("a ", "an ", "A ", "An ")) and not _HONORIFIC_BEFORE.search(before):
+            i += 1  # "a Jack Russell", "an Amy Winehouse song": a kind of thing, not a person
+            continue
+        if before.endswith(("& ", "and ")) and i > 0 and _adjacent_loose(text, tokens[i - 1], tok):
+            i += 1  # "Pellworth & Vance": the second name of a firm
+            continue
+        if (
+            i > 0
+            and _adjacent(text, tokens[i - 1], tok)
+            and not sentence_start(text, tokens[i - 1].start())
+            and not _HONORIFIC_BEFORE.search(before)
+        ):
+            i += 1  # "New York City", "Times Square": the tail of a longer name
+            continue
+        # the longest run of name-like words from here: first [initial] [particle] last [last]
+        j, parts = i + 1, [word]
+        if not _possessive(raw) and _could_start_name(word):
+            while j < n and len(parts) < 4 and _adjacent(text, tokens[j - 1], tokens[j]):
+                nxt = tokens[j].group()
+                if re.fullmatch(rf"[{_UP}]\.", nxt) and len(parts) == 1:
+                    parts.append(nxt)
+                elif _surname(_bare(nxt)):
+                    parts.append(_bare(nxt))
+                else:
+                    break
+                j += 1
+                if _possessive(nxt):
+                    break
+            # "Pieter de Vries", "Ludwig van Beethoven": a lowercase particle between names
+            if len(parts) == 1 and j < n:
+                gap = text[tok.end() : tokens[j].start()]
+                m = re.fullmatch(
+                    rf" (?:{'|'.join(NAME_PARTICLES)})(?: (?:{'|'.join(NAME_PARTICLES)}))? ", gap
+                )
+                if m and _surname(_bare(tokens[j].group())):
+                    parts = [word, gap.strip(), _bare(tokens[j].group())]
+                    j += 1
+        follows_org_word = (
+            j < n
+            and _adjacent(text, tokens[j - 1], tokens[j])
+            and (
+                _bare(tokens[j].group()) in ORG_WORDS
+                or gazetteer.legal_suffix_len([tokens[j].group()])
+            )
+        )
+        while parts and parts[-1].endswith(".") and len(parts) > 1:
+            parts.pop()  # "Dana M." is a first name and an initial, not a full name
+        full = len([w for w in parts if not w.endswith(".")]) >= 2
+        given = _given(word)
+        end = (
+            tokens[j - 1].start() + len(_bare(tokens[j - 1].group()))
+            if full
+            else (tok.start() + len(word))
+        )
+        if full and _quoted_title(text, tok.start(), end):
+            i = j  # "Summer Sounds", "The Lean Startup" in quotes: a title of a work
+            continue
+        if full and not follows_org_word:
+            label = " ".join(parts)
+            cue = _person_cue(p, tok.start(), end)
+            if given and not (
+                word in AMBIGUOUS_FIRST and sentence_start(text, tok.start()) and not cue
+            ):
+                found.append((tok.start(), end, label))
+                out.append(_is("person.name", label, "person", p.quote(tok.start(), end)))
+                _nicknames(p, tok.start(), end, label, out)
+                i = j
+                continue
+            if cue:
+                found.append((tok.start(), end, label))
+                out.append(_is("person.context", label, "person", p.quote(tok.start(), end)))
+                _nicknames(p, tok.start(), end, label, out)
+                i = j
+                continue
+        if len(parts) == 1 or (not full and parts):
+            if _first_cue(p, tok.start(), tok.start() + len(word), raw):
+                end = tok.start() + len(word)
+                found.append((tok.start(), end, word))
+                out.append(_is("person.first", word, "person", p.quote(tok.start(), end)))
+            elif (
+                given
+                and not follows_org_word
+                and not _skip_first(text, tok, word)
+                and not _HONORIFIC_BEFORE.search(before)  # "Dr Smith": a surname alone
+            ):
+                end = tok.start() + len(word)
+                found.append((tok.start(), end, word))
+                out.append(_is("person.short", word, "person", p.quote(tok.start(), end)))
+        i = j if full else i + 1
+    for m in _SPEAKER.finditer(p.text):  # "Caroline: hey, how was the trip?"
+        name = m.group("name")
+        if _given(name) and name not in STOP_CAPS:
+            start, end = m.start("name"), m.end("name")
+            if not any(s == start for s, _, _ in found):
+                found.append((start, end, name))
+            out.append(_is("person.first", name, "person", p.quote(start, end)))
+    return found
+
+
+def _quoted_title(text: str, start: int, end: int) -> bool:
+    """A capitalised run that fills a pair of quotes is the title of a book, song or film."""
+    left = text[max(0, start - 5) : start]
+    right = text[end : end + 2]
+    opened = re.search(r"[\"“]\s*(?:The\s+|A\s+)?$", left)
+    return bool(opened and right[:1] in ('"', "”"))
+
+
+_NAME_PREFIX = re.compile(rf"(?:Mc|Mac|O['’]|D['’]|De|Di|Da|Du|La|Le|Van|Von|St)[{_UP}][{_LO}]+$")
+
+
+def _could_start_name(word: str) -> bool:
     return (
         word not in STOP_CAPS
         and word not in ORG_WORDS
         and word != "&"
         and not word.endswith(".")
         and any(c.islower() for c in word)
+        and not any(c.isdigit() for c in word)
+        and not re.search(rf"[{_LO}][{_UP}]", word)  # CamelCase is code or a product
     )
 
 
-def _person_context(text: str, end: int) -> bool:
-    """A capitalised pair not in the name list is a person only in a person's context."""
-    rest = text[end : end + 120]
-    if _ADDRESS_AFTER.match(rest):
-        return True
-    m = _AFTER_PERSON[0][1].match(rest) or _AFTER_PERSON[1][1].match(rest)
-    if m and _good_title(m.group("title")):
-        return True
-    m = _AFTER_PERSON[3][1].match(rest) or _AFTER_PERSON[4][1].match(rest)
-    return bool(m and _clean_org(m.group("org")) and _has_org_word(m.group("org")))
+def _skip_first(text: str, tok: re.Match, word: str) -> bool:
+    return word in AMBIGUOUS_FIRST and sentence_start(text, tok.start())
 
 
-def _next_is_org_word(text: str, tokens: list, i: int) -> bool:
-    return (
-        i + 1 < len(tokens)
-        and _adjacent(text, tokens[i], tokens[i + 1])
-        and _bare(tokens[i + 1].group()) in ORG_WORDS
+def _person_cue(p: Prose, start: int, end: int) -> bool:
+    """A capitalised pair is a person when a person's context stands before or after it."""
+    text = p.text
+    rest = text[end : end + AFTER_CHARS]
+    if _ADDRESS_AFTER.match(rest) or _NICKNAME.match(rest):
+        return True
+    for rule, pattern in _AFTER_PERSON:
+        m = pattern.match(rest)
+        if not m:
+            continue
+        title = m.groupdict().get("title")
+        if title is not None:
+            if _good_title(title):
+                return True
+            continue
+        org = _clean_org(m.group("org"))
+        if org and (rule not in _WEAK_ORG_RULES or _looks_like_org(org)):
+            return True
+    before = text[max(0, start - 60) : start]
+    return bool(
+        _HONORIFIC_BEFORE.search(before)
+        or _KIN_BEFORE.search(before)
+        or _CC_BEFORE.search(before)
+        or _NAMED_BEFORE.search(before)
+        or _good_title_match(_TITLE_BEFORE.search(before))
+        or _good_title_match(_TITLE_BEFORE_ORG.search(before))
     )
 
 
-def _person_relations(text: str, persons: list, out: list) -> None:
+def _first_cue(p: Prose, start: int, end: int, raw: str) -> bool:
+    """A lone first name that is certainly a person: a kinship or role word before it ("my
+    brother Tomas"), a kinship word after its possessive ("Aoife's grandparents"), "named"."""
+    word = _bare(raw)
+    if not _title_case(word) or word in STOP_CAPS or len(word) < 2:
+        return False
+    before = p.text[max(0, start - 60) : start]
+    if _KIN_BEFORE.search(before) or _NAMED_BEFORE.search(before):
+        return True
+    return _possessive(raw) and bool(_KIN_AFTER.match(p.text, end))
+
+
+def _nicknames(p: Prose, start: int, end: int, label: str, out: list) -> None:
+    m = _NICKNAME.match(p.text, end)
+    if not m:
+        # "(Dr. Lukas Brenner, the CTO) ... goes by" stays unread; so does a nickname later on
+        return
+    nick = m.group("nick")
+    if nick in STOP_CAPS or nick == label.split()[0]:
+        return
+    out.append(
+        ("person.nickname", label, "person", "alias", nick, "person", p.quote(start, m.end()))
+    )
+
+
+def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
+    text = p.text
     for start, end, label in persons:
-        rest = text[end : end + 160]
+        rest = text[end : end + AFTER_CHARS]
         for rule, pattern in _AFTER_PERSON:
             m = pattern.match(rest)
             if not m:
                 continue
-            quote = _quote(text, start, end + m.end())
+            quote = p.quote(start, end + m.end())
             groups = m.groupdict()
             title = groups.get("title")
             if title is not None:
@@ -348,36 +630,155 @@ def _person_relations(text: str, persons: list, out: list) -> None:
                     continue
                 out.append((rule, label, "person", "has_title", _title(title), "value", quote))
             org = _clean_org(groups.get("org"))
+            if (
+                org
+                and rule in _WEAK_ORG_RULES
+                and not _looks_like_org(
+                    org,
+                    loose=rule in _LOOSE_AFTER_PERSON
+                    or m.group(0).lstrip().startswith(("from the", "of the")),
+                )
+            ):
+                org = None
             if org:
                 org_rule = rule if rule.startswith("works_at") else "works_at.appositive"
                 out.append((org_rule, label, "person", "works_at", org, "org", quote))
                 out.append(_is("org.context", org, "org", quote))
+            if org and title is None:
+                after = _AFTER_PERSON[0][1].match(rest, m.end())
+                if after and _good_title(after.group("title")):
+                    out.append(
+                        (
+                            "has_title.appositive",
+                            label,
+                            "person",
+                            "has_title",
+                            _title(after.group("title")),
+                            "value",
+                            p.quote(start, end + after.end()),
+                        )
+                    )
             if title is not None or org:
                 break
-        before = _TITLE_BEFORE.search(text[max(0, start - 60) : start])
-        if before and _good_title(before.group("title")):
-            quote = _quote(text, start - len(before.group(0)), end)
+        if len(label.split()) < 2:
+            continue
+        before = text[max(0, start - 80) : start]
+        m = _TITLE_BEFORE_ORG.search(before)
+        if m and _good_title(m.group("title")):
+            org = _clean_org(m.group("org"))
+            quote = p.quote(start - len(m.group(0)), end)
             out.append(
                 (
                     "has_title.preceding",
                     label,
                     "person",
                     "has_title",
-                    _title(before.group("title")),
+                    _title(m.group("title")),
                     "value",
                     quote,
                 )
             )
+            if org:
+                out.append(("works_at.possessive", label, "person", "works_at", org, "org", quote))
+                out.append(_is("org.context", org, "org", quote))
+            continue
+        m = _TITLE_BEFORE.search(before)
+        if m and _good_title(m.group("title")):
+            quote = p.quote(start - len(m.group(0)), end)
+            out.append(
+                (
+                    "has_title.preceding",
+                    label,
+                    "person",
+                    "has_title",
+                    _title(m.group("title")),
+                    "value",
+                    quote,
+                )
+            )
+    _signatures(p, persons, out)
+    _pronouns(p, persons, out)
+
+
+def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
+    """A title said with a pronoun belongs to the last full name before it, when that name
+    is the only person named in the reach before the pronoun."""
+    text = p.text
+    if not persons:
+        return
+    for m in _PRONOUN_TITLE.finditer(text):
+        if not _good_title(m.group("title")):
+            continue
+        near = [s for s in persons if m.start() - PRONOUN_REACH <= s[1] <= m.start()]
+        labels = {label for _, _, label in near}
+        full = {label for label in labels if len(label.split()) >= 2}
+        if len(full) != 1 or any(
+            lab not in full and not next(iter(full)).startswith(lab) for lab in labels
+        ):
+            continue
+        label = full.pop()
+        quote = p.quote(m.start(), m.end())
+        out.append(
+            (
+                "has_title.pronoun",
+                label,
+                "person",
+                "has_title",
+                _title(m.group("title")),
+                "value",
+                quote,
+            )
+        )
+        org = _clean_org(m.group("org"))
+        if org:
+            out.append(("works_at.pronoun", label, "person", "works_at", org, "org", quote))
+            out.append(_is("org.context", org, "org", quote))
+
+
+def _signatures(p: Prose, persons: list[Span], out: list) -> None:
+    """An email signature: a name alone on its line, then "Title | Org" (or "Title, Org")."""
+    text = p.text
+    for start, end, label in persons:
+        if len(label.split()) < 2:
+            continue
+        line_start = text.rfind("\n", max(0, start - 80), start) + 1
+        line_end = text.find("\n", end, end + 80)
+        if line_end < 0 or text[line_start:start].strip() or text[end:line_end].strip(" ,\t"):
+            continue
+        nxt_end = text.find("\n", line_end + 1, line_end + 1 + AFTER_CHARS)
+        line = text[line_end + 1 : nxt_end if nxt_end > 0 else line_end + 1 + AFTER_CHARS]
+        m = _SIGNATURE_TITLE.match(line)
+        if not m or not _good_title(m.group("title")):
+            continue
+        quote = p.quote(start, line_end + 1 + m.end())
+        out.append(
+            (
+                "has_title.signature",
+                label,
+                "person",
+                "has_title",
+                _title(m.group("title")),
+                "value",
+                quote,
+            )
+        )
+        org = _clean_org(m.group("org"))
+        if org:
+            out.append(("works_at.signature", label, "person", "works_at", org, "org", quote))
+            out.append(_is("org.context", org, "org", quote))
+
+
+def _good_title_match(m: re.Match | None) -> bool:
+    return bool(m and _good_title(m.group("title")))
 
 
 def _good_title(title: str) -> bool:
-    words = title.lower().split()
-    head_at = (
-        max(i for i, w in enumerate(words) if w in TITLE_HEADS)
-        if any(w in TITLE_HEADS for w in words)
-        else -1
-    )
-    return head_at >= 0 and not any(w in _FUNCTION_WORDS for w in words[:head_at])
+    ws = title.lower().split()
+    heads = [i for i, w in enumerate(ws) if w in TITLE_HEADS]
+    if not heads:
+        return False
+    head_at = max(heads)
+    return not any(w in _FUNCTION_WORDS for w in ws[:head_at])
 
 
 def _title(title: str) -> str:
@@ -387,35 +788,111 @@ def _title(title: str) -> str:
 # -- organisations -----------------------------------------------------------------------------
 
 
-def _orgs(text: str, tokens: list[re.Match], out: list) -> None:
-    """Capitalised names that end in an org word: "Keel & Ash Architects", "Summit Dental"."""
+def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> None:
+    """Capitalised names that end in an org word or a legal form: "Keel & Ash Architects",
+    "Summit Dental", "Tidewater Freight Ltd", "Acme S.A."; orgs named by their context."""
+    text = p.text
+    taken = {(s, e) for s, e, _ in persons}
+    n = len(tokens)
     for i, tok in enumerate(tokens):
-        if _bare(tok.group()) not in ORG_WORDS:
+        word = _bare(tok.group())
+        legal = _legal_at(text, tokens, i)
+        if not legal and word not in ORG_WORDS:
             continue
+        last = i + legal - 1 if legal else i
         if (
-            i + 1 < len(tokens)
-            and _adjacent(text, tok, tokens[i + 1])
-            and _bare(tokens[i + 1].group()) in ORG_WORDS
+            legal == 0
+            and last + 1 < n
+            and _adjacent(text, tokens[last], tokens[last + 1])
+            and (_bare(tokens[last + 1].group()) in ORG_WORDS or _legal_at(text, tokens, last + 1))
         ):
-            continue  # the longer name ends later ("Harlow Law Group")
+            continue  # the longer name ends later ("Harlow Law Group", "Tidewater Freight Ltd")
+        if legal and i > 0 and _legal_at(text, tokens, i - 1):
+            continue  # inside a longer legal form ("Pty Ltd")
         k = i
         while k > 0 and i - k < 4 and _adjacent(text, tokens[k - 1], tokens[k]):
             prev = _bare(tokens[k - 1].group())
-            if prev in STOP_CAPS or prev.endswith("."):
+            if (
+                prev in STOP_CAPS
+                or (prev.endswith(".") and len(prev) > 2)
+                or _possessive(tokens[k - 1].group())
+            ):
                 break
             k -= 1
         while k < i and tokens[k].group() == "&":
             k += 1
         names = [_bare(t.group()) for t in tokens[k:i]]
-        if not any(n not in ORG_WORDS and n != "&" for n in names):
+        if not any(nm not in ORG_WORDS and nm != "&" for nm in names):
             continue
-        end = tok.start() + len(_bare(tok.group()))
-        label = _squash(text[tokens[k].start() : end])
-        out.append(_is("org.suffix", label, "org", _quote(text, tokens[k].start(), end)))
-    for tok in tokens:
-        word = _bare(tok.group())
-        if word in KNOWN_ORGS:
-            out.append(_is("org.known", word, "org", _quote(text, tok.start(), tok.end())))
+        if not legal and _TITLE_OF.search(text, max(0, tokens[k].start() - 40), tokens[k].start()):
+            continue  # "Head of Operations Analytics": a title's department, not an org
+        end_tok = tokens[last]
+        end = end_tok.start() + len(_bare(end_tok.group()))
+        if text[end : end + 1] == "." and legal and end_tok.group().endswith("."):
+            pass
+        label = squash(text[tokens[k].start() : end])
+        if re.search(r"\.\s", label) and not legal:
+            continue
+        rule = "org.legal" if legal else "org.suffix"
+        out.append(_is(rule, label, "org", p.quote(tokens[k].start(), end)))
+    for m in _ORG_APPOSITIVE.finditer(text):
+        org = _clean_org(m.group("org"), last=True)
+        if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
+            out.append(_is("org.appositive", org, "org", p.quote(m.start(), m.end())))
+    for m in _ORG_TEAM.finditer(text):
+        org = _clean_org(m.group("org"))
+        if org and org not in DEPARTMENTS and _looks_like_org(org, loose=True):
+            out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
+    for m in _ORG_VERB.finditer(text):
+        org = _clean_org(m.group("org"), last=True)
+        if org and " " not in org and re.search(r"(?:ing|ings|ies|[^s]s)$", org):
+            continue  # "Winning can give us", "Memories can give us": a noun, not a name
+        if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
+            out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
+
+
+def _is_person_span(m: re.Match, taken: set) -> bool:
+    return any(s >= m.start("org") and e <= m.end("org") for s, e in taken)
+
+
+def _legal_at(text: str, tokens: list[re.Match], i: int) -> int:
+    """How many tokens from i on spell a legal form that ends a name ("Ltd", "Pty Ltd",
+    "S.A.", "GmbH & Co. KG"); 0 when none. Written forms only: "AB" and "Oy", never "as"."""
+    best = 0
+    words_: list[str] = []
+    for t in tokens[i : i + 4]:
+        if words_ and not _adjacent_loose(text, tokens[i + len(words_) - 1], t):
+            break
+        words_.append(t.group())
+        if _legal_written(words_) and gazetteer.legal_suffix_len(["X", *words_]) == len(words_):
+            best = len(words_)
+    return best
+
+
+def _adjacent_loose(text: str, a: re.Match, b: re.Match) -> bool:
+    return text[a.end() : b.start()] in (" ", "", ".", ". ")
+
+
+def _legal_written(ws: list[str]) -> bool:
+    w = ws[-1].rstrip(".")
+    if len(ws) > 1 or "." in ws[-1]:
+        return True
+    if len(w) >= 4:
+        return w[0].isupper()
+    return w.isupper() or (len(w) == 3 and w[0].isupper())  # AB, LLC, GmbH; Ltd, Inc, Plc
+
+
+def _looks_like_org(org: str, *, loose: bool = False) -> bool:
+    """An org phrase a weak cue ("from X", "at X") may name: it carries an org word or legal
+    form, or (loose) is a capitalised name that is no stop word and no lone given name."""
+    ws = org.split()
+    if any(w.rstrip(".,") in ORG_WORDS for w in ws) or gazetteer.legal_suffix_len(ws):
+        return True
+    if not loose:
+        return False
+    if len(ws) == 1 and (_given(ws[0]) or ws[0] in STOP_CAPS):
+        return False
+    return not all(w in STOP_CAPS or w in ("&", "and", "of") for w in ws)
 
 
 def _clean_org(raw: str | None, *, last: bool = False) -> str | None:
@@ -426,64 +903,82 @@ def _clean_org(raw: str | None, *, last: bool = False) -> str | None:
     """
     if not raw:
         return None
-    words: list[str] = []
+    ws: list[str] = []
     for word in raw.split():
-        bare = _bare(word.rstrip(".,;:!?"))
-        ends = word.endswith((".", ",", ";", ":", "!", "?", "'s", "’s")) and bare not in (
-            "Inc",
-            "Co",
-        )
-        if bare in STOP_CAPS or (words and bare[:1].islower() and bare not in ("and", "of")):
+        bare = _bare(word.rstrip(",;:!?"))
+        stripped = bare.rstrip(".")
+        keep_dot = bare.endswith(".") and gazetteer.legal_suffix_len(["X", bare])
+        bare = bare if keep_dot else stripped
+        ends = word.endswith((".", ",", ";", ":", "!", "?", "'s", "’s")) and not keep_dot
+        if not bare:
+            break
+        lowered = bare[:1].islower() and bare not in ("and", "of", "de", "für", "for")
+        if bare in STOP_CAPS or (ws and lowered) or (not ws and bare[:1].islower()):
             if last:
-                words = []
+                ws = []
                 continue
             break
         if last and ends:
-            words = []
+            ws = []
             continue
-        words.append(bare)
-        if ends or len(words) == 5:
+        ws.append(bare)
+        if ends or len(ws) == 6:
             break
-    while words and words[-1] in ("&", "and", "of"):
-        words.pop()
-    if not words or words[0] in ("&", "and", "of"):
+    while ws and ws[-1] in ("&", "and", "of", "de", "für", "for"):
+        ws.pop()
+    if not ws or ws[0] in ("&", "and", "of", "for"):
         return None
-    if len(words) == 1 and words[0] in FIRST_NAMES:
+    if len(ws) == 1 and _given(ws[0]) and not gazetteer.legal_suffix_len(ws):
         return None  # "a note from Priya at Dana's": a person, not an org
-    return " ".join(words)
+    if ws[0].isdigit():
+        return None
+    return " ".join(ws)
 
 
-def _has_org_word(raw: str) -> bool:
-    return any(_bare(w.rstrip(".,;:")) in ORG_WORDS for w in raw.split())
-
-
-def _clients(text: str, out: list) -> None:
+def _clients(p: Prose, out: list) -> None:
+    text = p.text
     for pattern, last in _CLIENT:
         for m in pattern.finditer(text):
             org = _clean_org(m.group("org"), last=last)
             if not org:
                 continue
-            quote = _quote(text, m.start(), m.end())
+            quote = p.quote(m.start(), m.end())
             out.append(("client_of.words", org, "org", "client_of", "owner", "owner", quote))
+            out.append(_is("org.context", org, "org", quote))
+    for m in _CLIENT_LIST.finditer(text):
+        start = m.start("list")
+        for part in re.split(
+            r",\s*|\s+and\s+|\s*&\s+(?=[A-Z][\w.-]*\s+(?:and|,|$))", m.group("list")
+        ):
+            org = _clean_org(part.strip())
+            if not org or org != part.strip().rstrip(".,;"):
+                continue
+            quote = p.quote(start, m.end())
+            out.append(("client_of.list", org, "org", "client_of", "owner", "owner", quote))
             out.append(_is("org.context", org, "org", quote))
 
 
 # -- addresses, domains, repos ----------------------------------------------------------------
 
 
-def _addresses(text: str, persons: list, out: list) -> None:
+def _addresses(p: Prose, persons: list[Span], out: list) -> None:
+    text = p.with_code
     for m in EMAIL_RE.finditer(text):
         address = m.group(1).lower().rstrip(".")
         domain = address.rsplit("@", 1)[1]
         if domain in IGNORED_DOMAINS or address.startswith(("git@", "noreply", "no-reply")):
             continue
-        quote = _quote(text, m.start(), m.end())
+        if not gazetteer.registered(domain):
+            continue  # "user@localhost", "x@build.local": not an address anyone writes to
+        quote = p.quote(m.start(), m.end())
         out.append(_is("address.email", address, "address", quote))
         out.append(_is("domain.email", domain, "domain", quote))
     for start, end, label in persons:
-        after = _ADDRESS_AFTER.match(text, end)
-        if after:
-            address = after.group(1).lower().rstrip(".")
+        if len(label.split()) < 2:
+            continue
+        m = _ADDRESS_AFTER.match(text, end)
+        if m:
+            address = m.group(1).lower().rstrip(".")
             if address.rsplit("@", 1)[1] in IGNORED_DOMAINS:
                 continue
             out.append(
@@ -494,49 +989,67 @@ def _addresses(text: str, persons: list, out: list) -> None:
                     "has_address",
                     address,
                     "address",
-                    _quote(text, start, after.end()),
+                    p.quote(start, m.end()),
                 )
             )
 
 
-def _domains(text: str, out: list) -> None:
+def _domains(p: Prose, out: list) -> None:
+    text = p.with_code
     for m in _DOMAIN.finditer(text):
         domain = m.group("domain").lower()
-        if m.group("tld").lower() not in TLDS or domain in IGNORED_DOMAINS:
+        if domain in IGNORED_DOMAINS or any(domain.endswith("." + d) for d in IGNORED_DOMAINS):
             continue
-        if any(domain.endswith("." + d) for d in IGNORED_DOMAINS):
+        reg = gazetteer.registered(domain)
+        if reg is None:
             continue
-        labels = domain.split(".")
-        if len(labels[-2]) < 2 or labels[-2].isdigit() or labels[-2] in FILE_STEMS:
+        name, suffix = reg
+        if len(name) < 2 or name.isdigit() or name in FILE_STEMS:
             continue
-        out.append(_is("domain.bare", domain, "domain", _quote(text, m.start(), m.end())))
+        if any(label in DATA_EXTENSIONS for label in domain.split(".")[1:]):
+            continue  # "profiles.yml.example", "settings.json.bak": files
+        # "main.py", "notes.md", "app.ts": a file whose extension is also a country's suffix
+        if not m.group("scheme") and suffix in FILE_EXTENSIONS:
+            continue
+        out.append(_is("domain.bare", domain, "domain", p.quote(m.start(), m.end())))
 
 
-def _repos(text: str, out: list) -> None:
+def _repos(p: Prose, out: list) -> None:
+    text = p.with_code
     for rule, pattern in (
         ("repo.url", _REPO_URL),
         ("repo.slug", _REPO_SLUG),
         ("repo.slug", _REPO_SLUG_BEFORE),
-        ("repo.bare", _REPO_BARE),
+        ("repo.slug", _REPO_SLUG_PAREN),
     ):
         for m in pattern.finditer(text):
             owner, name = m.group("owner"), m.group("name").removesuffix(".git")
             if owner.lower() in _NOT_OWNERS or not name or name in (".", ".."):
                 continue
-            if f"{owner}/{name}".lower() in _PAIRS:
-                continue
-            out.append(_is(rule, f"{owner}/{name}", "repo", _quote(text, m.start(), m.end())))
+            out.append(_is(rule, f"{owner}/{name}", "repo", p.quote(m.start(), m.end())))
+    for m in _REPO_NAME.finditer(text):
+        out.append(_is("repo.name", m.group("name"), "repo", p.quote(m.start(), m.end())))
+    if "/" not in text:
+        return
+    for m in _REPO_BARE.finditer(text):
+        owner, name = m.group("owner"), m.group("name")
+        if owner in _NOT_OWNERS:
+            continue
+        lo, hi = p.sentence(m.start())
+        if not m.group("issue") and not _CODE_HOST_CUE.search(text, lo, hi):
+            continue  # "pros/cons", "allow/deny": alternatives, not a repo
+        out.append(_is("repo.bare", f"{owner}/{name}", "repo", p.quote(m.start(), m.end())))
 
 
 def _git_remotes(text: str) -> list:
     """`git remote -v` output in a tool result: the workspace's repo (for repo_for only)."""
     out = []
-    for m in _GIT_REMOTE.finditer(text):
+    for m in _GIT_REMOTE.finditer(text[:MAX_TEXT]):
         url = _REPO_URL.search(m.group("url") + " ")
         if not url:
             continue
         repo = f"{url.group('owner')}/{url.group('name').removesuffix('.git')}"
-        quote = _squash(m.group(0))[:QUOTE_CHARS]
+        quote = squash(m.group(0))[:QUOTE_CHARS]
         out.append(("repo.git_remote", repo, "repo", "git_remote", "workspace", "workspace", quote))
     return _unique(out)
 
@@ -544,7 +1057,8 @@ def _git_remotes(text: str) -> list:
 # -- the person's own: deadlines, preferences, decisions -------------------------------------------
 
 
-def _deadlines(text: str, said: datetime | None, out: list) -> None:
+def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
+    text = p.text
     days: set = set()
     for rule, pattern in _DEADLINES:
         for m in pattern.finditer(text):
@@ -553,29 +1067,32 @@ def _deadlines(text: str, said: datetime | None, out: list) -> None:
                 continue  # one deadline per date and turn: the first rule that read it
             days.add(day)
             subject = _deadline_subject(rule, m.groupdict().get("subj"))
-            quote = _quote(text, m.start(), m.end())
+            quote = p.quote(m.start(), m.end())
             out.append((rule, subject, "thing", "deadline", day.isoformat(), "date", quote))
 
 
 def _deadline_subject(rule: str, np: str | None) -> str:
     """What is due, in the person's words: "the booking widget ships" -> booking widget;
     a launch keeps the word ("the site launches" -> site launch)."""
-    words = (np or "").lower().split()
-    cut = [i for i, w in enumerate(words) if w in _NP_STOPS]
+    ws = (np or "").lower().split()
+    cut = [i for i, w in enumerate(ws) if w in _NP_STOPS]
     if cut:  # "Marcus says the intranet launch" -> intranet launch
-        words = words[cut[-1] + 1 :]
-    while words and words[-1] in ("is", "are", "'s", "’s", "was", "now", "still"):
-        words.pop()
-    words = [w for w in words if w not in ("it", "this", "that", "everything", "which", "and")]
-    words = words[-3:]
+        ws = ws[cut[-1] + 1 :]
+    while ws and ws[-1] in ("is", "are", "'s", "’s", "was", "now", "still"):
+        ws.pop()
+    ws = [w for w in ws if w not in ("it", "this", "that", "everything", "which", "and")]
+    ws = ws[-4:] if rule == "deadline.by" else ws[-3:]
     if rule == "deadline.launch":
-        return " ".join([*words, "launch"]) if words and words[-1] != "launch" else "launch"
-    if rule == "deadline.ship" and not words:
+        if ws and ws[-1] in ("go-live", "release"):
+            return ws[-1]
+        return " ".join([*ws, "launch"]) if ws and ws[-1] != "launch" else "launch"
+    if rule == "deadline.ship" and not ws:
         return "release"
-    return " ".join(words) or "deadline"
+    return " ".join(ws) or "deadline"
 
 
-def _choices(text: str, out: list) -> None:
+def _choices(p: Prose, out: list) -> None:
+    text = p.text
     for rule, rel, pattern in (
         ("prefers.words", "prefers", _PREFERS),
         ("decided.words", "decided", _DECIDED),
@@ -584,9 +1101,7 @@ def _choices(text: str, out: list) -> None:
             value = (m.group("obj") or m.group("obj2") or "").strip(" ,;:-")
             if len(value) < 3:
                 continue
-            out.append(
-                (rule, "owner", "owner", rel, value, "value", _quote(text, m.start(), m.end()))
-            )
+            out.append((rule, "owner", "owner", rel, value, "value", p.quote(m.start(), m.end())))
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -594,40 +1109,6 @@ def _choices(text: str, out: list) -> None:
 
 def _is(rule: str, label: str, kind: str, quote: str) -> tuple:
     return (rule, label, kind, "is", kind, "kind", quote)
-
-
-def _bare(word: str) -> str:
-    """A token without a possessive ending."""
-    return word[:-2] if word.endswith(("'s", "’s")) else word
-
-
-def _adjacent(text: str, a: re.Match, b: re.Match) -> bool:
-    return text[a.end() : b.start()] in (" ", "\u00a0")
-
-
-def _sentence_start(text: str, pos: int) -> bool:
-    before = text[:pos].rstrip(" \t\"'“(*_-#>")
-    return not before or before[-1] in ".!?:\n"
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _quote(text: str, start: int, end: int) -> str:
-    """The sentence around [start, end), clipped to 160 characters around the match."""
-    stops = [m.start() for m in _SENTENCE_END.finditer(text)]
-    left = max((i for i in stops if i < start), default=-1) + 1
-    right = min((i for i in stops if i >= end), default=len(text) - 1) + 1
-    sentence = text[left:right]
-    if len(sentence) > QUOTE_CHARS:
-        mid = (start + end) // 2 - left
-        lo = max(0, min(mid - QUOTE_CHARS // 2, len(sentence) - QUOTE_CHARS))
-        sentence = sentence[lo : lo + QUOTE_CHARS]
-    return _squash(sentence)[:QUOTE_CHARS]
-
-
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 def _unique(mentions: list) -> list:

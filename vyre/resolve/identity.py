@@ -8,6 +8,14 @@ Rules (ADR 0007 §2):
   every claimant; the one in the room wins.
 - An org named without its org word ("Summit", "Keel & Ash") resolves to the one org in this
   room whose name it is the core or the first words of; otherwise it stands on its own.
+- A first name said with a cue that it is a person ("my brother Tomas": rule `person.first`)
+  is a person of its own when no full name in the room starts with it.
+- A nickname stated beside a full name ("Oluwaseun Adeyemi (goes by Seun)") points at that
+  full name, like its first name does.
+- An org's legal form is part of no key: "Tidewater Freight Ltd" and "Tidewater Freight" are
+  one org, labelled by the project when it names it, else by its fullest spelling.
+- A repo named without its owner ("the churn-model repo") is the one owner/name in the room
+  with that name.
 - A near match is never merged: distinct full names stay distinct.
 """
 
@@ -18,7 +26,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from vyre.extract.lexicon import ORG_WORDS
-from vyre.resolve.names import entity_id, fold, org_core, org_key, person_key
+from vyre.resolve.names import entity_id, fold, legal_form, org_core, org_key, person_key
 
 ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
 
@@ -63,12 +71,25 @@ class Identities:
         self._uf = _UnionFind()
         persons: set[str] = set()
         orgs: Counter = Counter()
+        self._lone: set[str] = set()  # first names that are a person on their own
+        aliases: list[tuple[str, str]] = []
+        repos: dict[str, set[str]] = defaultdict(set)
         for m in mentions:
+            if m[5] == "alias":
+                aliases.append((m[3], m[6]))
+                continue
+            if m[2] == "person.first":
+                self._lone.add(fold(m[3]))
             for label, kind in ((m[3], m[4]), (m[6], m[7])):
                 if kind == "person" and len(label.split()) >= 2:
                     persons.add(label)
                 elif kind == "org":
                     orgs[label] += 1
+                elif kind == "repo" and "/" in label:
+                    repos[label.rsplit("/", 1)[1].lower()].add(label.lower())
+        self._repos = {name: full.pop() for name, full in repos.items() if len(full) == 1}
+        self._taught = {org_key(o) for o in taught_orgs}
+        self._taught_labels = set(taught_orgs)
         for label in taught_orgs:
             orgs[label] += 1
             self._labels[self.canon(entity_id("org", label))][label] += 1  # as the project says
@@ -78,6 +99,9 @@ class Identities:
             pid = entity_id("person", label)
             self._uf.find(pid)
             self._first[fold(label.split()[0])].add(pid)
+        for full, nick in aliases:
+            if len(full.split()) >= 2:
+                self._first[fold(nick)].add(entity_id("person", full))
         # two names with one address are one identity
         by_address: dict[str, set[str]] = defaultdict(set)
         for m in mentions:
@@ -89,7 +113,8 @@ class Identities:
                 self._uf.union(first, other)
         # orgs: full names (with an org word, or taught) and the short forms that point at them
         full = sorted(
-            {o for o in orgs if _has_org_word(o)} | set(taught_orgs), key=lambda o: org_key(o)
+            {o for o in orgs if _has_org_word(o) or legal_form(o)} | set(taught_orgs),
+            key=lambda o: org_key(o),
         )
         self._full_orgs = {org_key(o): o for o in full}
         self._org_alias: dict[str, str] = {}
@@ -100,6 +125,13 @@ class Identities:
             target = self._short_org(label)
             if target:
                 self._org_alias[key] = target
+        # then names without an org word: "Tallow" is "Tallow Cloud" when that is the only
+        # longer name here that starts with it
+        rest = sorted({org_key(o) for o in orgs} - set(self._full_orgs) - set(self._org_alias))
+        for key in rest:
+            longer = {k for k in rest if k.startswith(key + " ")}
+            if len(longer) == 1:
+                self._org_alias[key] = f"org:{longer.pop()}"
 
     # -- lookups ------------------------------------------------------------------------
 
@@ -121,17 +153,26 @@ class Identities:
             if len(label.split()) >= 2:
                 return self._uf.find(entity_id("person", label))
             claimants = {self._uf.find(p) for p in self._first.get(fold(label), ())}
-            return claimants.pop() if len(claimants) == 1 else None
+            if len(claimants) == 1:
+                return claimants.pop()
+            if not claimants and fold(label) in self._lone:
+                return entity_id("person", label)
+            return None
         if kind == "org":
             key = org_key(label)
             return self._org_alias.get(key, f"org:{key}") if key else None
+        if kind == "repo" and "/" not in label:
+            full = self._repos.get(label.lower())
+            return entity_id("repo", full) if full else None
         if kind in ENTITY_KINDS or kind in ("thing", "value", "owner", "date", "kind", "session"):
             return entity_id(kind, label)
         return None
 
     def note_label(self, eid: str, label: str, kind: str) -> None:
         """Count a spelling for an entity; short forms never become the label."""
-        if kind == "person" and len(label.split()) < 2:
+        if kind == "person" and len(label.split()) < 2 and eid != entity_id("person", label):
+            return
+        if kind == "repo" and "/" not in label:
             return
         if kind == "org" and org_key(label) in self._org_alias:
             return
@@ -142,6 +183,12 @@ class Identities:
         counts = self._labels.get(eid)
         if not counts:
             return fallback
+        if eid.startswith("org:"):
+            taught = [s for s in counts if org_key(s) in self._taught and s in self._taught_labels]
+            if taught:
+                return taught[0]
+            # the fullest spelling the room uses: its legal form when anyone wrote it
+            return min(counts, key=lambda s: (not legal_form(s), -counts[s], s))
         return min(counts, key=lambda s: (-counts[s], _ornate(s), s))
 
     def _short_org(self, label: str) -> str | None:

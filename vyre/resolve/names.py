@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from vyre.extract.lexicon import ORG_NOISE, WORD_TLDS
+from vyre.extract import gazetteer
+from vyre.extract.lexicon import ORG_NOISE
 
 _MIDDLE_INITIAL = re.compile(r"\b[A-Za-z]\.\s+")
 
@@ -30,8 +31,19 @@ def person_key(label: str) -> str:
 
 
 def org_key(label: str) -> str:
-    text = fold(label).replace("&", " and ")
+    """One key for every spelling of an org: case, accents, punctuation and the legal form
+    drop out ("Tidewater Freight Ltd" and "Tidewater Freight" are one org)."""
+    words = label.split()
+    cut = gazetteer.legal_suffix_len(words)
+    if cut:
+        words = words[:-cut]
+    text = fold(" ".join(words)).replace("&", " and ")
     return " ".join(re.sub(r"[^\w\s]", " ", text).split())
+
+
+def legal_form(label: str) -> bool:
+    """Whether a spelling carries its legal form ("Halcyon Health GmbH")."""
+    return bool(gazetteer.legal_suffix_len(label.split()))
 
 
 def org_core(label: str) -> str:
@@ -47,15 +59,16 @@ def org_forms(label: str) -> set[str]:
 
 
 def domain_cores(domain: str) -> set[str]:
-    """What a domain can name: harlow.law -> {harlow, harlowlaw}; keelash.com -> {keelash}."""
-    labels = domain.lower().split(".")
-    if len(labels) < 2:
+    """What a domain can name, read against the public suffix list: harlow.law -> {harlow,
+    harlowlaw}; tidewater.co.uk -> {tidewater}; keelash.com -> {keelash, keelashcom}."""
+    reg = gazetteer.registered(domain)
+    if reg is None:
         return set()
-    tld, name = labels[-1], labels[-2]
+    name, suffix = reg
     name = re.sub(r"[^a-z0-9]", "", name)
     cores = {name}
-    if tld in WORD_TLDS:
-        cores.add(name + tld)
+    if "." not in suffix:
+        cores.add(name + suffix)  # a word suffix can be part of the name (harlow.law)
     return {c for c in cores if c}
 
 

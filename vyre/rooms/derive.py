@@ -28,6 +28,7 @@ from vyre.resolve import (
     local_part_forms,
     org_core,
     org_forms,
+    org_key,
 )
 from vyre.rooms.corrections import apply as apply_corrections
 from vyre.rooms.corrections import identity_changes, wrong_keys
@@ -41,9 +42,11 @@ RULE_CONFIDENCE = {
     "person.name": 0.9,
     "person.context": 0.8,
     "person.short": 0.6,
+    "person.first": 0.75,
     "org.suffix": 0.9,
+    "org.legal": 0.95,
     "org.context": 0.7,
-    "org.known": 0.85,
+    "org.appositive": 0.8,
     "org.project": 1.0,
     "address.email": 0.95,
     "domain.email": 0.9,
@@ -51,19 +54,30 @@ RULE_CONFIDENCE = {
     "repo.url": 0.9,
     "repo.slug": 0.75,
     "repo.bare": 0.5,
+    "repo.name": 0.7,
     "repo.git_remote": 0.95,
     "works_at.appositive": 0.9,
     "works_at.verb": 0.85,
     "works_at.joined": 0.85,
     "works_at.from": 0.75,
     "works_at.at": 0.7,
+    "works_at.over": 0.8,
+    "works_at.parenthetical": 0.75,
+    "works_at.possessive": 0.85,
+    "works_at.signature": 0.9,
+    "works_at.address": 0.7,
+    "works_at.pronoun": 0.75,
     "has_title.appositive": 0.85,
     "has_title.parenthetical": 0.85,
     "has_title.is": 0.85,
     "has_title.preceding": 0.75,
+    "has_title.possessive": 0.85,
+    "has_title.signature": 0.9,
+    "has_title.pronoun": 0.75,
     "has_address.adjacent": 0.9,
     "has_address.local_part": 0.75,
     "client_of.words": 0.85,
+    "client_of.list": 0.8,
     "repo_for.git_remote": 0.9,
     "repo_for.name": 0.7,
     "domain_of.name": 0.8,
@@ -71,6 +85,7 @@ RULE_CONFIDENCE = {
     "deadline.deadline": 0.9,
     "deadline.launch": 0.9,
     "deadline.ship": 0.85,
+    "deadline.by": 0.85,
     "prefers.words": 0.8,
     "decided.words": 0.8,
 }
@@ -187,6 +202,8 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
         session, seq, rule, subj, skind, rel, obj, okind, quote, ts = m
         if rel in ("prefers", "decided") and not inp.settings.get(f"relations.{rel}"):
             continue
+        if rel == "alias":
+            continue  # a nickname only tells resolution who a short name is
         sid = ident.resolve(subj, skind)
         oid: str | None
         if rel == "is":
@@ -306,6 +323,9 @@ def _repo_for(claims: dict, remotes: list[Claim], org_id: str | None, out: _Writ
 
 
 def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
+    """A domain is an org's when its name spells the org's name (harlow.law is Harlow Law,
+    keelash.com is Keel & Ash Architects), or, failing that, the first word of exactly one
+    org in the room (halcyon.bike is Halcyon Cycles)."""
     orgs = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "org"]
     found = {}
     for dom in sorted(
@@ -313,11 +333,12 @@ def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
         key=lambda c: c.subject,
     ):
         cores = domain_cores(dom.subject.removeprefix("domain:"))
-        hits = [
-            o
-            for o in orgs
-            if org_forms(out.ident.label(o.subject, o.subject.removeprefix("org:"))) & cores
-        ]
+        labels = {
+            o.subject: out.ident.label(o.subject, o.subject.removeprefix("org:")) for o in orgs
+        }
+        hits = [o for o in orgs if org_forms(labels[o.subject]) & cores]
+        if not hits:
+            hits = [o for o in orgs if _first_word(labels[o.subject]) in cores]
         if len(hits) == 1:
             found[dom.subject] = hits[0].subject
             out.fact(
@@ -333,27 +354,43 @@ def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
     return found
 
 
+def _first_word(label: str) -> str:
+    words = org_key(label).split()
+    return words[0] if words and len(words[0]) >= 4 else ""
+
+
 def _local_parts(claims: dict, works_at: dict, domain_orgs: dict, out: _Writer) -> None:
     """An address's local part names a person when exactly one person here has that form and
-    works at the org of the address's domain (0.75)."""
+    works at the org of the address's domain (0.75); failing that, when exactly one person
+    here with no known employer has that form: then that person also works at the domain's
+    org (works_at.address, 0.7)."""
     linked = {c.object for c in claims.values() if c.rel == "has_address"}
     persons = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "person"]
-    for addr in sorted(
+    addresses = sorted(
         (c for c in claims.values() if c.rel == "is" and c.subject_kind == "address"),
         key=lambda c: c.subject,
-    ):
-        if addr.subject in linked:
-            continue
+    )
+    for addr in addresses:
         local, _, domain = addr.subject.removeprefix("address:").partition("@")
         org = domain_orgs.get(f"domain:{domain}")
         if not org:
             continue
-        hits = [
-            p
-            for p in persons
-            if works_at.get(p.subject) == org
-            and local in local_part_forms(out.ident.label(p.subject, p.subject))
-        ]
+        if addr.subject in linked:
+            holder = [
+                c for c in claims.values() if c.rel == "has_address" and c.object == addr.subject
+            ]
+            for c in holder[:1]:
+                if c.subject not in works_at and c.subject_kind == "person":
+                    _works_at_address(c.subject, org, addr, works_at, out)
+            continue
+        forms = {
+            p.subject: local_part_forms(out.ident.label(p.subject, p.subject)) for p in persons
+        }
+        hits = [p for p in persons if works_at.get(p.subject) == org and local in forms[p.subject]]
+        if not hits:
+            hits = [p for p in persons if p.subject not in works_at and local in forms[p.subject]]
+            if len(hits) == 1:
+                _works_at_address(hits[0].subject, org, addr, works_at, out)
         if len(hits) == 1:
             out.fact(
                 Claim(
@@ -365,6 +402,20 @@ def _local_parts(claims: dict, works_at: dict, domain_orgs: dict, out: _Writer) 
                     [_as(e, "has_address.local_part") for e in addr.evidence],
                 )
             )
+
+
+def _works_at_address(person: str, org: str, addr: Claim, works_at: dict, out: _Writer) -> None:
+    works_at[person] = org
+    out.fact(
+        Claim(
+            person,
+            "person",
+            "works_at",
+            org,
+            "org",
+            [_as(e, "works_at.address") for e in addr.evidence],
+        )
+    )
 
 
 def _mentioned_in(claims: dict, out: _Writer) -> None:

@@ -1,0 +1,137 @@
+"""Word lists from maintained libraries, loaded once per process (never on the hook's path).
+
+- Given names: `nomquamgender` (MIT), 720,000 given names from 36 national and
+  international sources (census, birth registers, bibliographic records), each with the number
+  of sources and of people that carry it. A name counts when at least `MIN_SOURCES` sources
+  and `MIN_PEOPLE` people carry it: that keeps Aoife, Oluwaseun, Thandiwe and Wojciech and
+  drops the one-source noise ("Server", "Square", "Times"). Its data file (22 MB of JSON) is
+  scanned once with one regular expression and the result cached in `$VYRE_HOME/cache`, so
+  later processes read a 150 kB text file. The package's own module (pandas, numpy) is never
+  imported.
+- Legal suffixes: `cleanco` (MIT), the company-type terms of about 80 countries (LLC, GmbH,
+  Ltd, S.A., Pty Ltd, Oy, AB, S.p.A., ...).
+- Public suffixes: `publicsuffixlist` (MPL-2.0, the Mozilla Public Suffix List shipped in the
+  package and refreshed with each release; nothing is fetched at run time).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+MIN_SOURCES = 10
+MIN_PEOPLE = 200
+_CACHE_FORMAT = "1"
+# Names reserved for documentation and testing (RFC 2606, RFC 6761): addresses and domains
+# in examples end in these, and the public suffix list leaves them out on purpose.
+RESERVED_SUFFIXES = frozenset({"example", "test", "invalid"})
+
+
+def fold_name(word: str) -> str:
+    """A name as the gazetteer keys it: lowercase ASCII (Björn -> bjorn)."""
+    text = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower().replace("ø", "o")
+
+
+@cache
+def given_names() -> frozenset[str]:
+    """Folded given names (see the module docstring for the source and the cut-off)."""
+    spec = importlib.util.find_spec("nomquamgender")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    data = Path(next(iter(spec.submodule_search_locations))) / "name_data.json"
+    try:
+        stamp = f"{_CACHE_FORMAT}-{MIN_SOURCES}-{MIN_PEOPLE}-{data.stat().st_size}"
+    except OSError:
+        return frozenset()
+    cached = _cache_dir() / f"given-names-{stamp}.txt"
+    try:
+        return frozenset(cached.read_text().split())
+    except OSError:
+        pass
+    names = _scan(data.read_bytes())
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text("\n".join(sorted(names)))
+        tmp.replace(cached)
+    except OSError:
+        pass  # a read-only home still gets the names, just not the cache
+    return names
+
+
+_ENTRY = re.compile(rb'"([a-z][a-z\'-]+)": \[(\d+), (\d+), ')
+
+
+def _scan(raw: bytes) -> frozenset[str]:
+    return frozenset(
+        name.decode()
+        for name, sources, people in _ENTRY.findall(raw)
+        if int(sources) >= MIN_SOURCES and int(people) >= MIN_PEOPLE
+    )
+
+
+def _cache_dir() -> Path:
+    from vyre import config
+
+    return config.home() / "cache"
+
+
+@cache
+def legal_terms() -> tuple[tuple[str, ...], ...]:
+    """Legal-form suffixes as word tuples, longest first: ("gmbh", "&", "co", "kg"), ("ltd",)."""
+    from cleanco.clean import prepare_default_terms
+
+    terms = {tuple(words) for _, words in prepare_default_terms() if words}
+    return tuple(sorted(terms, key=lambda t: (-len(t), t)))
+
+
+@cache
+def legal_last_words() -> frozenset[str]:
+    """The words a legal suffix can end with, for a quick first check."""
+    return frozenset(t[-1] for t in legal_terms())
+
+
+def legal_suffix_len(words: list[str]) -> int:
+    """How many of the last `words` (already split on spaces) are a legal suffix; 0 if none."""
+    if not words:
+        return 0
+    folded = [_legal_fold(w) for w in words]
+    if folded[-1] not in legal_last_words():
+        return 0
+    for term in legal_terms():
+        n = len(term)
+        if n <= len(folded) - 1 and tuple(folded[-n:]) == term:
+            return n
+    return 0
+
+
+def _legal_fold(word: str) -> str:
+    # "S.A." -> "sa", "Ltd." -> "ltd", "GmbH," -> "gmbh"; cleanco's terms are spelled so
+    return word.lower().replace(".", "").strip(",;:")
+
+
+@cache
+def _psl():
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList(only_icann=True)
+
+
+def registered(domain: str) -> tuple[str, str] | None:
+    """(name, public suffix) of a host: tidewater.co.uk -> (tidewater, co.uk); None when the
+    host ends in no public suffix (main.go, README.md still may: callers check more)."""
+    host = domain.lower().strip(".")
+    last = host.rsplit(".", 1)[-1]
+    if last in RESERVED_SUFFIXES:
+        labels = host.split(".")
+        return (labels[-2], last) if len(labels) >= 2 else None
+    suffix = _psl().publicsuffix(host, accept_unknown=False)
+    if not suffix or suffix == host:
+        return None
+    name = host[: -len(suffix) - 1].rsplit(".", 1)[-1]
+    return (name, suffix) if name else None

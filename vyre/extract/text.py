@@ -1,0 +1,86 @@
+"""Text helpers every rule shares, each linear in the text (or bounded around a position).
+
+- `Prose` is a turn's text as the rules read it: fenced code, inline code, markup blocks
+  (`<system-reminder>`, `<bash-stdout>`, ...), pasted log lines and markdown headings are
+  blanked out (same length, so positions stay true), and sentence ends are found once.
+- `quote` cuts the sentence around a span with a binary search over those ends, clipped to
+  QUOTE_CHARS: the cost of a mention no longer grows with the length of the message.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+
+QUOTE_CHARS = 160
+LOOK_BACK = 80  # how far back a rule reads for a cue before a name
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]{1,200}`")
+_MARKUP = re.compile(r"<([a-z][\w-]{1,40})(?:\s[^<>\n]{0,200})?>.{0,20000}?</\1>", re.S)
+_LOG_LINE = re.compile(
+    r"^[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|(?:DEBUG|INFO|WARN|WARNING|ERROR"
+    r"|FATAL|TRACE|CRITICAL)\b|Traceback \(|File \"|at [\w$.]+\(|\$ |> |>>> ).*$",
+    re.M,
+)
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _blank(match: re.Match) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+class Prose:
+    """One turn's readable text, with code and markup blanked and sentence ends indexed."""
+
+    __slots__ = ("ends", "text", "with_code")
+
+    def __init__(self, raw: str):
+        text = _FENCE.sub(_blank, raw) if "```" in raw else raw
+        if "<" in text:
+            text = _MARKUP.sub(_blank, text)
+        self.with_code = text  # inline code kept: repos and addresses are often in backticks
+        if "`" in text:
+            text = _INLINE_CODE.sub(_blank, text)
+        text = _LOG_LINE.sub(_blank, text)
+        if "#" in text:
+            text = _HEADING.sub(_blank, text)
+        self.text = text
+        self.ends = [m.start() for m in _SENTENCE_END.finditer(self.with_code)]
+
+    def quote(self, start: int, end: int) -> str:
+        return quote(self.with_code, self.ends, start, end)
+
+    def sentence(self, pos: int) -> tuple[int, int]:
+        """The bounds of the sentence holding `pos`."""
+        i = bisect_left(self.ends, pos)
+        left = self.ends[i - 1] + 1 if i > 0 else 0
+        right = self.ends[i] + 1 if i < len(self.ends) else len(self.text)
+        return left, right
+
+
+def quote(text: str, ends: list[int], start: int, end: int) -> str:
+    """The sentence around [start, end), clipped to QUOTE_CHARS around the match."""
+    i = bisect_left(ends, start)
+    left = ends[i - 1] + 1 if i > 0 else 0
+    j = bisect_right(ends, max(start, end - 1))
+    j = bisect_left(ends, end) if j <= i else j - 1
+    right = ends[j] + 1 if j < len(ends) else len(text)
+    if right - left > QUOTE_CHARS:
+        mid = (start + end) // 2
+        lo = max(left, min(mid - QUOTE_CHARS // 2, right - QUOTE_CHARS))
+        left, right = lo, lo + QUOTE_CHARS
+    return " ".join(text[left:right].split())[:QUOTE_CHARS]
+
+
+def sentence_start(text: str, pos: int) -> bool:
+    """Whether `pos` starts a sentence (only a bounded window before it is read)."""
+    before = text[max(0, pos - LOOK_BACK) : pos].rstrip(" \t\"'“(*_-#>")
+    if not before:
+        return pos - LOOK_BACK <= 0 or not text[max(0, pos - LOOK_BACK) : pos].strip()
+    return before[-1] in ".!?:\n"
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
