@@ -62,7 +62,7 @@ ASK = [
      ["keel-ash/blog-import"], "count"),
     ("keel-ash", KA, "Why did the gallery grid overflow on narrow screens?",
      [["320px", "320 px"]], ["keel-ash/gallery-grid"], "bug"),
-    ("keel-ash", KA, "What do the fee form's deposits go through?", [["Stripe"]],
+    ("keel-ash", KA, "What do the fee form's deposits go through?", [["Ledgerline"]],
      ["keel-ash/fee-form"], "config"),
     # harlow
     ("harlow", HL, "who is the office manager at Harlow Legal?", [["Dana Reyes"]],

@@ -46,7 +46,7 @@ from vyre.ask.question import STOP, Question, content, expansions, parse, stem, 
 from vyre.ask.reply import ABSTAIN, KNOWN_HEAD, AskReply, AskSource
 from vyre.errors import VyreError
 from vyre.extract.dates import DATE_RE, resolve
-from vyre.extract.lexicon import FIRST_NAMES
+from vyre.extract.gazetteer import is_given_name
 from vyre.ledger.store import ts_text, ts_value
 from vyre.memory.text import phrase
 from vyre.models import Fact
@@ -787,7 +787,8 @@ def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> 
                 return True
     for i, w in enumerate(ws):
         if (
-            w in FIRST_NAMES
+            w[:1].isupper()
+            and is_given_name(w)
             and fold(w) not in asked
             and i + 1 < len(ws)
             and ws[i + 1][:1].isupper()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from vyre.extract.dates import DATE, DATE_RE, resolve
-from vyre.extract.lexicon import FIRST_NAMES
+from vyre.extract.gazetteer import is_given_name
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_value
 
@@ -174,7 +174,7 @@ def _name(raw: str, text_is_lower: bool) -> str | None:
             out.append(bare)
         elif text_is_lower or not out:
             # lowercase writers: a known given name, title-cased ("juno" -> "Juno")
-            if bare.title() in FIRST_NAMES and (not out or text_is_lower):
+            if is_given_name(bare) and (not out or text_is_lower):
                 out.append(bare.title())
             else:
                 break
@@ -269,7 +269,7 @@ def _tail_name(raw: str) -> str:
     keep: list[str] = []
     for w in reversed(words):
         bare = w.strip(",")
-        if bare.casefold() in _NOT_NAME or not (bare[:1].isupper() or bare.title() in FIRST_NAMES):
+        if bare.casefold() in _NOT_NAME or not (bare[:1].isupper() or is_given_name(bare)):
             break
         keep.insert(0, bare)
     return " ".join(keep)

@@ -135,3 +135,8 @@ def registered(domain: str) -> tuple[str, str] | None:
         return None
     name = host[: -len(suffix) - 1].rsplit(".", 1)[-1]
     return (name, suffix) if name else None
+
+
+def is_given_name(word: str) -> bool:
+    """Whether a word is a given name in the gazetteer, any case ("Aoife", "juno")."""
+    return bool(word) and fold_name(word) in given_names()
