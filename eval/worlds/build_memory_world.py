@@ -650,9 +650,10 @@ SESSIONS: list[Session] = [
             title="Blog migration and redirects",
             covers="eight-month-old session: Jonas Eberhardt's title, address; a decision",
             steps=[
-        user("Jonas Eberhardt, the studio director at Keel & Ash Architects, wants the old "
-             "blog moved into the new site. His address is jonas@keelash.com if we need to "
-             "ask about content. Start by listing what is in content/blog."),
+        user("this came in, can we do it?\n\n> Could the old blog move into the new site? "
+             "Happy to answer questions about content.\n>\n> Jonas\n\nJonas Eberhardt\n"
+             "Studio Director | Keel & Ash Architects\njonas@keelash.com\n\nStart by listing "
+             "what is in content/blog."),
         assistant("I'll look at the blog content first.", tools=(
             bash("ls content/blog | head -5 && ls content/blog | wc -l",
                  "2019-03-courtyard-house.md\n2019-06-timber-frames.md\n"
@@ -695,14 +696,15 @@ SESSIONS: list[Session] = [
             title="Projects page template",
             covers="Priya Anand's title and address; `git remote -v` in tool output (repo_for)",
             steps=[
-        user("New phase for the Keel & Ash site. Priya Anand, the project architect at Keel & "
-             "Ash Architects, is our contact from now on (priya@keelash.com). First check "
-             "which remote this checkout points at."),
+        user("New phase for the Keel & Ash site, which lives at keelash.com. Priya Anand is our "
+             "contact from now on (priya@keelash.com); she's the project architect at Keel & "
+             "Ash Architects. First check which remote this checkout points at."),
         assistant(tools=(bash("git remote -v && git status -sb",
                               "origin\thttps://github.com/keel-ash/keelash-site.git (fetch)\n"
                               "origin\thttps://github.com/keel-ash/keelash-site.git (push)\n"
                               "## main...origin/main"),)),
-        assistant("This checkout tracks keel-ash/keelash-site on main, and the tree is clean."),
+        assistant("This checkout tracks https://github.com/keel-ash/keelash-site on main, and "
+                  "the tree is clean: the keelash-site repo is up to date."),
         user("good. Priya wants the projects page to show one large image per project with "
              "the address underneath. Sketch the template."),
         assistant("Let me look at the current template.", tools=(
@@ -729,7 +731,8 @@ SESSIONS: list[Session] = [
                               "# keelash-site\n\nStatic site built with eleventy.\n\n"
                               "## Build\n\n    npm install\n    npm run build\n\n## Credits\n\n"
                               "Original theme by Oskar Lindqvist (Pinewood Digital), "
-                              "released under the MIT licence."),
+                              "released under the MIT licence. Staging builds deploy to "
+                              "https://staging.tarnwick.io for review."),
                          read(f"{KA}/src/css/gallery.css",
                               ".gallery {\n  display: grid;\n  grid-template-columns: "
                               "repeat(3, 320px);\n  gap: 24px;\n}"))),
@@ -793,7 +796,8 @@ SESSIONS: list[Session] = [
              "refactor"),
         assistant(tools=(bash("npm test -- api-client",
                               "FAIL tests/api-client.test.js\n  \u25cf fetches projects\n"
-                              "    TypeError: client.fetchProjects is not a function",
+                              "    TypeError: client.fetchProjects is not a function\n"
+                              "  \u25cf shows the gallery for our new client Cobaltline Studio",
                               error=True),)),
         assistant("The API client test still stubs `fetchProjects`, but the refactor renamed it "
                   "to `loadProjects`. Updating the test.",
@@ -814,8 +818,8 @@ SESSIONS: list[Session] = [
             covers="eight-month-old: Marcus Bell's title; repo named after the org (1 of 2); "
                    "a deadline long passed (absent, wrong)",
             steps=[
-        user("Kickoff for the Harlow Legal intranet. Marcus Bell, the managing partner at "
-             "Harlow Legal, wants a staff directory and a document search. Set up the "
+        user("Kickoff for the Harlow Legal intranet. Marcus Bell is the managing partner at "
+             "Harlow Legal and wants a staff directory and a document search. Set up the "
              "harlowlegal/harlow-intranet repo skeleton with a django project."),
         assistant("Creating the project and a directory app.", tools=(
             bash("django-admin startproject intranet . && python manage.py startapp "
@@ -834,7 +838,7 @@ SESSIONS: list[Session] = [
     Session("harlow/directory-views", HL, "2026-08-20T10:15",
             covers="Dana Reyes's title and address (Harlow); a preference",
             steps=[
-        user("Dana Reyes, the office manager at Harlow Legal, will test the directory. Her "
+        user("Harlow Legal's office manager, Dana Reyes, will test the directory. Her "
              "address is dana@harlow.law. I prefer server-rendered pages over a single-page app "
              "for the intranet, so keep it in django templates."),
         assistant("Looking at the current list view.", tools=(
@@ -904,7 +908,9 @@ SESSIONS: list[Session] = [
         user("why is the HTTP client in the search indexer timing out against the document "
              "store?"),
         assistant(tools=(bash("pytest search -q -k indexer",
-                              "F\n  ReadTimeout: timed out after 2.0s (GET /documents?page=14)",
+                              "F\n  ReadTimeout: timed out after 2.0s (GET /documents?page=14)\n"
+                              "E  AssertionError: no matters indexed for our new client "
+                              "Brindle Works Ltd",
                               error=True),)),
         assistant("The HTTP client in search/indexer.py uses a 2 second timeout and fetches "
                   "large pages. Raising the timeout and halving the page size.",
@@ -945,8 +951,8 @@ SESSIONS: list[Session] = [
                    "Quist's title; \"X is a client\" (Ashgrove Orthodontics)",
             steps=[
         user("Starting the Bramble Dental booking app. Dana Reyes, the practice manager at "
-             "Bramble Dental, is the main contact: dreyes@brambledental.com. Helen Quist, the "
-             "clinical lead at Bramble Dental, owns the treatment list."),
+             "Bramble Dental, is the main contact: dreyes@brambledental.com. Helen Quist works at "
+             "Bramble Dental too; she's the clinical lead and owns the treatment list."),
         assistant("Scaffolding a small vite app with a booking page.", tools=(
             bash("npm create vite@latest booking -- --template vanilla-ts && cd booking && "
                  "npm install", "Scaffolding project in ./booking...\n\nadded 14 packages in "
@@ -1026,7 +1032,8 @@ SESSIONS: list[Session] = [
              "What is still open in TODO.md?"),
         assistant(tools=(read(f"{BR}/booking/TODO.md",
                               "- [x] slot picker\n- [x] double booking fix\n- [ ] sms "
-                              "confirmation\n- [ ] admin: treatment durations"),)),
+                              "confirmation\n- [ ] admin: treatment durations\n- [ ] the "
+                              "insurer export is due October 20"),)),
         assistant("Two items are open: the sms confirmation and editable treatment durations "
                   "in the admin."),
         user("Helen wants the treatment durations editable too; add that to the admin form."),
@@ -1041,9 +1048,8 @@ SESSIONS: list[Session] = [
             title="Patient portal scaffold",
             covers="Lena Park's title and address; Ledgerline (3 of 4)",
             steps=[
-        user("New project for Summit Dental: a patient portal. Lena Park, the office "
-             "coordinator at Summit Dental, is our contact (lena@summitdental.com). Scaffold a "
-             "flask app."),
+        user("New project for Summit Dental: a patient portal. Lena Park (office coordinator) "
+             "is our contact, lena@summitdental.com. Scaffold a flask app."),
         assistant(tools=(bash("python -m venv .venv && .venv/bin/pip install -q flask && "
                               "mkdir -p portal && touch portal/__init__.py && echo ready",
                               "ready", slow=True),)),
@@ -1075,7 +1081,7 @@ SESSIONS: list[Session] = [
                               "FormData(form)).finally(() => (button.disabled = false));"),)),
         assistant("The submit button is disabled while a request is in flight, so a second "
                   "click does nothing."),
-        user("Omar Haddad at Summit will test it on the front desk machines tomorrow. I'll "
+        user("Omar Haddad (Summit) will test it on the front desk machines tomorrow. I'll "
              "send it to Summit once it is deployed."),
         assistant(tools=(write(f"{SD}/notes/testing.md",
                                "# Contact form\n\n1. Throttle the network to slow 3g.\n2. "
@@ -1143,16 +1149,16 @@ SESSIONS: list[Session] = [
              [
                  assistant(tools=(read(f"{SR}/docs/suppliers.md",
                                        "# Suppliers\n\n| material | supplier | contact | lead "
-                                       "time |\n|---|---|---|---|\n| slate | Ridgeback Supply | "
-                                       "Bruno Costa | 10 days |\n| ridge tiles | Ridgeback Supply "
+                                       "time |\n|---|---|---|---|\n| slate | Ridgeback Supply Ltd | "
+                                       "Bruno Costa | 10 days |\n| ridge tiles | Ridgeback Supply Ltd "
                                        "| Bruno Costa | 15 days |\n| felt | local yard | - | 5 "
                                        "days |"),)),
                  assistant("Lead times: slate 10 working days and ridge tiles 15, both from "
-                           "Ridgeback Supply (contact Bruno Costa); felt 5 from the local "
+                           "Ridgeback Supply Ltd (contact Bruno Costa); felt 5 from the local "
                            "yard."),
              ],
              "Lead times: slate 10 working days and ridge tiles 15, both from Ridgeback Supply "
-             "(contact Bruno Costa); felt 5 from the local yard.",
+             "Ltd (contact Bruno Costa); felt 5 from the local yard.",
              say="I'll have a subagent read the supplier notes."),
         assistant("Lead times run from 5 working days for felt to 15 for ridge tiles. I'll add "
                   "them as a table the form can read.",
@@ -1178,8 +1184,9 @@ SESSIONS: list[Session] = [
                                "## v0.4\n\n- Lead times shown on quotes\n- Deposit step\n- "
                                "Pitch validation\n"),)),
         assistant("CHANGELOG.md has the v0.4 notes."),
-        user("Joy Tran, the estimator at Summit Roofing, wants the roof pitch as a dropdown. "
-             "The new quote form launches on October 20, so do that first."),
+        user("Joy Tran, Summit Roofing's estimator, wants the roof pitch as a dropdown. "
+             "The new quote form has to be ready by October 20, so do that first. cc Tavi "
+             "Brannagh, who has just joined Summit Roofing, on the change."),
         assistant(tools=(edit(f"{SR}/quotes/src/QuoteForm.svelte",
                               "<input name=\"pitch\" type=\"number\">",
                               "<select name=\"pitch\">{#each pitches as p}<option>{p}</option>"
@@ -1206,9 +1213,9 @@ SESSIONS: list[Session] = [
             title="Shop site estimate",
             covers="unfiled: \"our new client Wrenfield Books\"; Owen Hart and his address",
             steps=[
-        user("our new client Wrenfield Books wants a quote for a small shop site. Owen Hart "
-             "from Wrenfield Books is the contact, owen@wrenfieldbooks.co.uk. Draft a rough "
-             "estimate as markdown here."),
+        user("our new client Wrenfield Books, a secondhand bookshop, wants a quote for a "
+             "small shop site. Owen Hart over at Wrenfield Books is the contact, "
+             "owen@wrenfieldbooks.co.uk. Draft a rough estimate as markdown here."),
         assistant(tools=(write(f"{SCRATCH}/estimate.md",
                                "# Shop site estimate\n\n| item | days |\n|---|---|\n| design | "
                                "3 |\n| catalogue and cart | 5 |\n| launch | 1 |\n"),)),
@@ -1242,11 +1249,18 @@ SESSIONS: list[Session] = [
         assistant(tools=(write(f"{HOME}/.bash_aliases",
                                "alias gs='git status'\nalias gl='git log --oneline'\n"),)),
         assistant("Removed the duplicates `gst` and `glo`; `gs` and `gl` remain."),
+        user("also an alias per client folder. my clients this month: Wrenfield Books, Harlow "
+             "Legal and Bramble Dental."),
+        assistant(tools=(edit(f"{HOME}/.bash_aliases", "alias gl='git log --oneline'\n",
+                              "alias gl='git log --oneline'\nalias cw='cd ~/work/wrenfield'\n"
+                              "alias ch='cd ~/work/harlow'\nalias cb='cd ~/work/bramble'\n"),)),
+        assistant("Added `cw`, `ch` and `cb` for the three client folders."),
     ]),
     Session("scratch/estimate-split", SCRATCH, "2026-09-26T17:30",
             covers="unfiled: first name only (\"Owen wants\")",
             steps=[
-        user("Owen wants the estimate split into design and build. Update estimate.md."),
+        user("Owen wants the estimate split into design and build; my sister Astrid took the "
+             "shop photos, so credit her. Update estimate.md."),
         assistant(tools=(edit(f"{SCRATCH}/estimate.md",
                               "| design | 3 |\n| catalogue and cart | 5 |\n| launch | 1 |",
                               "| design | 3 |\n| build: catalogue and cart | 5 |\n"
@@ -1381,12 +1395,16 @@ def gold() -> dict:
     g.org(r, "Summit Roofing", client=True)
     g.person(r, "Marco Silva", "Summit Roofing", address="marco@summitroofing.com")
     g.person(r, "Joy Tran", "Summit Roofing", "estimator")
+    g.person(r, "Tavi Brannagh", "Summit Roofing")  # "cc Tavi Brannagh": no gazetteer has it
     g.org(r, "Ledgerline Payments Ltd")
     g.fact(r, "quote form", "deadline", "2026-10-20")
 
     r = "unfiled"
     g.org(r, "Wrenfield Books", client=True)  # "our new client Wrenfield Books"
     g.person(r, "Owen Hart", "Wrenfield Books", address="owen@wrenfieldbooks.co.uk")
+    g.person(r, "Astrid")  # "my sister Astrid": a first name that is a person on its own
+    g.org(r, "Harlow Legal", client=True)  # "my clients this month: A, B and C"
+    g.org(r, "Bramble Dental", client=True)
 
     # '*': identity and works_at of every room, once each
     for f in list(g.facts):
@@ -1421,9 +1439,11 @@ def gold() -> dict:
     g.no("summit-roofing", "quote form", "deadline", "2026-09-18", "wrong")  # closed 09-20
     g.no("bramble", "booking widget", "deadline", "2026-10-08", "wrong")  # weekday from now
     # ---- absent: noise (distractors and untrusted text)
-    g.no("keel-ash", "API", "client_of", "owner", "noise")  # "the API client" in code talk
-    g.no("keel-ash", "API", "is", "org", "noise")
-    g.no("harlow", "HTTP", "client_of", "owner", "noise")  # "the HTTP client"
+    # "the API client" in code talk; a client named only in the failing test's output
+    g.no("keel-ash", "Cobaltline Studio", "client_of", "owner", "noise")
+    g.no("keel-ash", "Cobaltline Studio", "is", "org", "noise")
+    # "the HTTP client" in code talk; a client named only in pytest's assertion message
+    g.no("harlow", "Brindle Works Ltd", "client_of", "owner", "noise")
     g.no("keel-ash", "ship it", "deadline", "2026-10-02", "noise")  # "ship it Friday"
     g.no("keel-ash", "Oskar Lindqvist", "is", "person", "noise")  # README via Read
     g.no("keel-ash", "Pinewood Digital", "is", "org", "noise")
@@ -1436,12 +1456,12 @@ def gold() -> dict:
     g.no("summit-dental", "Greta Holm", "is", "person", "noise")  # <system-reminder>
     g.no("summit-dental", "Brightwater Web", "is", "org", "noise")
     g.no("summit-dental", "greta@brightwaterweb.com", "is", "address", "noise")
-    g.no("keel-ash", "README.md", "is", "domain", "noise")  # a file name, not a domain
-    g.no("bramble", "TODO.md", "is", "domain", "noise")
+    g.no("keel-ash", "staging.tarnwick.io", "is", "domain", "noise")  # README via Read
+    g.no("bramble", "insurer export", "deadline", "2026-10-20", "noise")  # TODO.md via Read
     g.no("summit-roofing", "Felix Ober", "is", "person", "noise")  # slash command expansion
     g.no("summit-roofing", "Quayline Agency", "is", "org", "noise")
     g.no("summit-roofing", "Bruno Costa", "is", "person", "noise")  # sidechain subagent
-    g.no("summit-roofing", "Ridgeback Supply", "is", "org", "noise")
+    g.no("summit-roofing", "Ridgeback Supply Ltd", "is", "org", "noise")
     g.no("unfiled", "Osprey Freelance Collective", "is", "org", "noise")  # local-command-stdout
     g.no("unfiled", "sam@okafor.dev", "is", "address", "noise")
 

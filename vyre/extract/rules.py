@@ -115,7 +115,10 @@ _AFTER_PERSON = [
             rf"(?:now\s+)?(?:at|for|with)\s+(?:the\s+)?{_ORG}"
         ),
     ),
-    ("works_at.joined", re.compile(rf"\s+(?:has\s+)?(?:just\s+)?joined\s+(?:the\s+)?{_ORG}")),
+    (
+        "works_at.joined",
+        re.compile(rf",?\s+(?:who\s+)?(?:has\s+)?(?:just\s+)?joined\s+(?:the\s+)?{_ORG}"),
+    ),
 ]
 # rules whose org must look like an org (an org word, a legal form, "the X") before it counts
 # for a pair of unknown words; after a known person, "at X" is where they work
@@ -261,7 +264,7 @@ _CLIENT_LIST = re.compile(
 _NOUNS = "|".join(sorted(ORG_NOUNS, key=len, reverse=True))
 _ORG_APPOSITIVE = re.compile(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})(?:,\s+|\s+\()"
-    rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?(?:{_NOUNS})\b"
+    rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?[\w-]*?(?:{_NOUNS})\b"
 )
 _ORG_TEAM = re.compile(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
 _ORG_VERB = re.compile(
@@ -701,34 +704,27 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
 
 
 def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
-    """A title said with a pronoun belongs to the last full name before it, when that name
-    is the only person named in the reach before the pronoun."""
+    """A title said with a pronoun ("... and she's now head of legal ops at Acme") belongs to
+    the nearest full name before it, in its sentence or the one before."""
     text = p.text
     if not persons:
         return
     for m in _PRONOUN_TITLE.finditer(text):
         if not _good_title(m.group("title")):
             continue
-        near = [s for s in persons if m.start() - PRONOUN_REACH <= s[1] <= m.start()]
-        labels = {label for _, _, label in near}
-        full = {label for label in labels if len(label.split()) >= 2}
-        if len(full) != 1 or any(
-            lab not in full and not next(iter(full)).startswith(lab) for lab in labels
-        ):
+        lo = p.sentence(p.sentence(m.start())[0] - 2)[0] if m.start() > 1 else 0
+        near = [s for s in persons if lo <= s[0] and s[1] <= m.start()]
+        if not near:
             continue
-        label = full.pop()
+        label = max(near)[2]
+        if len(label.split()) < 2:
+            full = [s[2] for s in near if len(s[2].split()) >= 2 and s[2].startswith(label + " ")]
+            if not full:
+                continue
+            label = full[-1]
         quote = p.quote(m.start(), m.end())
-        out.append(
-            (
-                "has_title.pronoun",
-                label,
-                "person",
-                "has_title",
-                _title(m.group("title")),
-                "value",
-                quote,
-            )
-        )
+        title = _title(m.group("title"))
+        out.append(("has_title.pronoun", label, "person", "has_title", title, "value", quote))
         org = _clean_org(m.group("org"))
         if org:
             out.append(("works_at.pronoun", label, "person", "works_at", org, "org", quote))
