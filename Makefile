@@ -25,6 +25,7 @@ lint: $(BIN)/vyre
 
 bench: $(BIN)/vyre
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/incremental.py
 	$(BIN)/python bench/relevant.py
 	$(BIN)/python bench/daemon.py

@@ -770,6 +770,10 @@ def _counted(sentence: str, noun: str) -> bool:
     return False
 
 
+# The gazetteer knows Berlin, Paris and Florence as given names too: after these, a place.
+_PLACE_WORDS = frozenset({"in", "near", "around", "outside", "from", "to", "at"})
+
+
 def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> bool:
     """Whether the sentence names a person (or, for a question about a client, an org) that
     the question does not: one the room's graph knows, or a given name and a surname."""
@@ -792,6 +796,7 @@ def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> 
             and fold(w) not in asked
             and i + 1 < len(ws)
             and ws[i + 1][:1].isupper()
+            and (i == 0 or ws[i - 1].casefold() not in _PLACE_WORDS)  # "a startup in Berlin"
         ):
             return True
     return False

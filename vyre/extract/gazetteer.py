@@ -20,17 +20,20 @@ import importlib.util
 import os
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 MIN_SOURCES = 10
 MIN_PEOPLE = 200
+SHORT_MIN_SOURCES = 3
+SHORT_MIN_PEOPLE = 10
 _CACHE_FORMAT = "1"
 # Names reserved for documentation and testing (RFC 2606, RFC 6761): addresses and domains
 # in examples end in these, and the public suffix list leaves them out on purpose.
 RESERVED_SUFFIXES = frozenset({"example", "test", "invalid"})
 
 
+@lru_cache(maxsize=65536)
 def fold_name(word: str) -> str:
     """A name as the gazetteer keys it: lowercase ASCII (Björn -> bjorn)."""
     text = unicodedata.normalize("NFKD", word)
@@ -40,12 +43,24 @@ def fold_name(word: str) -> str:
 @cache
 def given_names() -> frozenset[str]:
     """Folded given names (see the module docstring for the source and the cut-off)."""
+    return _names(MIN_SOURCES, MIN_PEOPLE)
+
+
+@cache
+def short_names() -> frozenset[str]:
+    """A wider list for a first name said alone ("Seun", "Mei"): from 3 sources and 10
+    people. A lone first name only ever resolves to a full name (or a stated nickname) in
+    the same room, so a wider list adds candidates, never people."""
+    return _names(SHORT_MIN_SOURCES, SHORT_MIN_PEOPLE) | given_names()
+
+
+def _names(min_sources: int, min_people: int) -> frozenset[str]:
     spec = importlib.util.find_spec("nomquamgender")
     if spec is None or not spec.submodule_search_locations:
         return frozenset()
     data = Path(next(iter(spec.submodule_search_locations))) / "name_data.json"
     try:
-        stamp = f"{_CACHE_FORMAT}-{MIN_SOURCES}-{MIN_PEOPLE}-{data.stat().st_size}"
+        stamp = f"{_CACHE_FORMAT}-{min_sources}-{min_people}-{data.stat().st_size}"
     except OSError:
         return frozenset()
     cached = _cache_dir() / f"given-names-{stamp}.txt"
@@ -53,7 +68,7 @@ def given_names() -> frozenset[str]:
         return frozenset(cached.read_text().split())
     except OSError:
         pass
-    names = _scan(data.read_bytes())
+    names = _scan(data.read_bytes(), min_sources, min_people)
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
@@ -67,11 +82,11 @@ def given_names() -> frozenset[str]:
 _ENTRY = re.compile(rb'"([a-z][a-z\'-]+)": \[(\d+), (\d+), ')
 
 
-def _scan(raw: bytes) -> frozenset[str]:
+def _scan(raw: bytes, min_sources: int, min_people: int) -> frozenset[str]:
     return frozenset(
         name.decode()
         for name, sources, people in _ENTRY.findall(raw)
-        if int(sources) >= MIN_SOURCES and int(people) >= MIN_PEOPLE
+        if int(sources) >= min_sources and int(people) >= min_people
     )
 
 
@@ -96,8 +111,26 @@ def legal_last_words() -> frozenset[str]:
     return frozenset(t[-1] for t in legal_terms())
 
 
+@cache
+def _legal_first_words() -> frozenset[str]:
+    return frozenset(t[0] for t in legal_terms())
+
+
+@lru_cache(maxsize=65536)
+def may_start_legal(word: str) -> bool:
+    """Whether a token can be the first word of a legal form ("Pty", "GmbH", "S.", "Ltd")."""
+    return _legal_fold(word) in _legal_first_words() or len(word) <= 2
+
+
 def legal_suffix_len(words: list[str]) -> int:
     """How many of the last `words` (already split on spaces) are a legal suffix; 0 if none."""
+    if not words or _legal_fold(words[-1]) not in legal_last_words():
+        return 0
+    return _legal_tail(tuple(words[-5:]))
+
+
+@lru_cache(maxsize=65536)
+def _legal_tail(words: tuple[str, ...]) -> int:
     if not words:
         return 0
     folded = [_legal_fold(w) for w in words]
@@ -122,6 +155,7 @@ def _psl():
     return PublicSuffixList(only_icann=True)
 
 
+@lru_cache(maxsize=65536)
 def registered(domain: str) -> tuple[str, str] | None:
     """(name, public suffix) of a host: tidewater.co.uk -> (tidewater, co.uk); None when the
     host ends in no public suffix (main.go, README.md still may: callers check more)."""

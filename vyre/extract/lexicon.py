@@ -96,7 +96,7 @@ Project Site Page Home About Contact Booking Intranet Launch Deadline Invoice Me
 Weekly Daily Monthly Morning Afternoon Evening Week Month Year Q1 Q2 Q3 Q4 Section Step Phase
 Note Notes Summary Plan Goal Goals Issue Issues Bug Bugs Feature Features Test Tests Error
 To From Cc Bcc Subject Re Fwd Sent Date Attachments Regards Best Cheers Kind Warm
-Claude
+Claude None True False Null NaN Self Optional Any Dict List
 """)
 
 # Code hosts and placeholders: never an org's domain.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 
 from vyre.extract import dates, gazetteer
 from vyre.extract.lexicon import (
@@ -59,7 +60,7 @@ _UP = "A-ZÀ-ÖØ-Þ"
 _LO = "a-zß-öø-ÿ"
 # A capitalised token: names ("Priya", "O'Neil", "Jean-Luc"), and org names that are
 # all-caps or carry digits ("IBM", "OpenAI", "Auth0"); an initial ("M."); "&".
-_TOKEN = re.compile(rf"[{_UP}][\w'’-]*[\w]|[{_UP}]\.|[{_UP}]|&")
+_TOKEN = re.compile(rf"[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
 _HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=len, reverse=True))
 _NOT_LINK = r"(?!(?:at|for|with|in|on|from)\b)"
 _TITLE = (
@@ -120,6 +121,10 @@ _AFTER_PERSON = [
         re.compile(rf",?\s+(?:who\s+)?(?:has\s+)?(?:just\s+)?joined\s+(?:the\s+)?{_ORG}"),
     ),
 ]
+# a cheap first look at what follows a name: every _AFTER_PERSON pattern starts so
+_AFTER_CUE = re.compile(
+    r",|\s*\(|\s+(?:is|was|from|of|at|@|over|works|is|who|has|just|joined|now|still|also)\b"
+)
 # rules whose org must look like an org (an org word, a legal form, "the X") before it counts
 # for a pair of unknown words; after a known person, "at X" is where they work
 _WEAK_ORG_RULES = {"works_at.from", "works_at.at", "works_at.parenthetical"}
@@ -141,8 +146,11 @@ _KIN_BEFORE = re.compile(
     re.I,
 )
 _KIN_AFTER = re.compile(rf"['’]s\s+(?:(?:older|younger|little|big|new|late)\s+)?(?:{_KIN})\b", re.I)
-_CC_BEFORE = re.compile(r"(?:^|[\s(])(?:cc|cc:|CC|CC:|Cc|Cc:|looping in|loop in|copying)\s+$")
-_NAMED_BEFORE = re.compile(r"\b(?:named|called)\s+$")
+_CC_BEFORE = re.compile(
+    r"(?:^|[\s(])(?:cc|cc:|CC|CC:|Cc|Cc:|copying|(?:looping|loop|bringing|bring|pulling|pull|"
+    r"roping|rope|copying|copy)\s+in)\s+$",
+    re.I,
+)
 _SPEAKER = re.compile(rf"^(?P<name>[{_UP}][{_LO}'’-]+):\s+\S", re.M)
 _NICKNAME = re.compile(
     rf"\s*[,(]?\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|or\s+just|but\s+call\s+"
@@ -154,6 +162,10 @@ _PRONOUN_TITLE = re.compile(
     rf"(?:now\s+|also\s+)?{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
 )
 PRONOUN_REACH = 300  # how far back a pronoun looks for the person it stands for
+_NICKNAME_LATER = re.compile(
+    rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as)\s+['\"“]?"
+    rf"(?P<nick>[{_UP}][{_LO}'’-]+)"
+)
 _SIGNATURE_TITLE = re.compile(
     rf"^[ \t]*{_TITLE}[ \t]*(?:[|,–—-]|\bat\b)[ \t]*{_ORG}[ \t]*$", re.I | re.M
 )
@@ -247,7 +259,7 @@ _CLIENT = [  # (pattern, whether the org is the last run of names before the cue
         ),
         False,
     ),
-    (re.compile(rf"(?:^|[.!?]\s+|\n)[Nn]ew\s+{_CLIENT_NOUN}:\s+{_ORG}"), False),
+    (re.compile(rf"\b[Nn]ew\s+{_CLIENT_NOUN}:\s+{_ORG}"), False),
     (
         re.compile(
             rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"
@@ -258,13 +270,17 @@ _CLIENT = [  # (pattern, whether the org is the last run of names before the cue
 ]
 # "my four clients this month: A, B, C and D"
 _CLIENT_LIST = re.compile(
-    r"\b(?:[Oo]ur|[Mm]y)\s+(?:\w+\s+){0,2}?clients\b[^:\n]{0,30}:\s+(?P<list>[^.\n]{3,300})"
+    r"\b(?:[Oo]ur|[Mm]y)\s+(?:\w+\s+){0,2}?clients\b[^:\n]{0,30}:\s+(?P<list>[^\n]{3,300})"
 )
 # "Brightline (the agency that runs their paid social)", "Halcyon Cycles, an e-bike shop"
 _NOUNS = "|".join(sorted(ORG_NOUNS, key=len, reverse=True))
 _ORG_APPOSITIVE = re.compile(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})(?:,\s+|\s+\()"
     rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?[\w-]*?(?:{_NOUNS})\b"
+)
+_APPOSITIVE_CUE = re.compile(r"[,(]\s*(?:a|an|the|their|our|my)\s")
+_ORG_VERB_CUE = re.compile(
+    r"quote|proposal|estimate|give us|send us|get us|signed|sent|approved|paid"
 )
 _ORG_TEAM = re.compile(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
 _ORG_VERB = re.compile(
@@ -278,16 +294,21 @@ _ORG_VERB = re.compile(
 
 # -- choices ---------------------------------------------------------------------------------
 
+# "I" or, as people type, "i"; the choice runs to the end of its clause
 _PREFERS = re.compile(
-    r"\bI\s+(?:really\s+|much\s+|strongly\s+|always\s+)?prefer\s+(?P<obj>[^.!?\n]{3,100})"
-    r"|\bI(?:'d|’d| would)\s+(?:much\s+)?rather\s+(?P<obj2>[^.!?\n]{3,100})"
+    r"\b[Ii]\s+(?:really\s+|much\s+|strongly\s+|always\s+)?prefer\s+(?P<obj>[^.!?\n]{3,100})"
+    r"|\b[Ii](?:'d|’d| would)\s+(?:much\s+)?rather\s+(?P<obj2>[^.!?\n]{3,100})"
 )
 _DECIDED = re.compile(
-    r"\b(?:[Ww]e|I)(?:\s+have|'ve|’ve)?\s+(?:just\s+)?decided\s+(?:to\s+|on\s+|that\s+)?"
+    r"\b(?:[Ww]e|[Ii])(?:\s+have|'ve|’ve)?\s+(?:just\s+)?decided\s+(?:to\s+|on\s+|that\s+)?"
     r"(?P<obj>[^.!?\n]{3,100})"
     r"|\b[Ww]e(?:'re|’re| are)\s+going\s+with\s+(?P<obj2>[^.!?\n]{3,100})"
 )
 _CHOICE_CUES = re.compile("prefer|rather|decided|going with")
+# where a stated choice ends: "... in staging models, so dedupe there" keeps the choice only
+_CLAUSE_END = re.compile(
+    r",\s+(?:so|but|because|since|which|as|then|and\s+then)\b|;|\s+-\s+|\s+—\s+"
+)
 
 # -- repos, domains --------------------------------------------------------------------------
 
@@ -380,6 +401,7 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
 Span = tuple[int, int, str]
 
 
+@lru_cache(maxsize=65536)
 def _given(word: str) -> bool:
     return (
         (word not in STOP_CAPS or word in AMBIGUOUS_FIRST)
@@ -388,6 +410,23 @@ def _given(word: str) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
+@lru_cache(maxsize=65536)
+def _may_name(word: str) -> bool:
+    """Whether a token can start a person's name at all (a cheap first look)."""
+    return (word not in STOP_CAPS or word in AMBIGUOUS_FIRST) and _title_case(word)
+
+
+def _short_given(word: str) -> bool:
+    return (
+        (word not in STOP_CAPS or word in AMBIGUOUS_FIRST)
+        and word not in ORG_WORDS
+        and _title_case(word)
+        and gazetteer.fold_name(word) in gazetteer.short_names()
+    )
+
+
+@lru_cache(maxsize=65536)
 def _title_case(word: str) -> bool:
     """Capital then lowercase letters (hyphens and apostrophes allowed): a name's shape."""
     body = word[1:].replace("-", "").replace("'", "").replace("’", "")
@@ -396,6 +435,7 @@ def _title_case(word: str) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
 def _surname(word: str) -> bool:
     """A word that can be a family name: capitalised, with lowercase letters, not a stop word.
     Internal capitals are allowed (McDonald, DeLuca), digits are not."""
@@ -409,7 +449,7 @@ def _surname(word: str) -> bool:
         and word not in ORG_WORDS
         and word not in NOT_SURNAMES
         and word not in DEPARTMENTS
-        and not gazetteer.legal_suffix_len([word])
+        and not gazetteer.legal_suffix_len(["X", word])
     )
 
 
@@ -436,18 +476,37 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
         tok = tokens[i]
         raw = tok.group()
         word = _bare(raw)
+        if not _may_name(word):
+            i += 1  # "API", "OpenAI", "The", "M.": no person's first word
+            continue
         before = text[max(0, tok.start() - 60) : tok.start()]
-        if before.endswith(("a ", "an ", "A ", "An ")) and not _HONORIFIC_BEFORE.search(before):
+        near_next = i + 1 < n and tokens[i + 1].start() - tok.end() <= 10
+        if not near_next and not _possessive(raw) and not _short_given(word):
+            last = _last(before)
+            if last not in KINSHIP and last != "named":
+                i += 1  # a lone capitalised word no list knows and no cue names: "Added"
+                continue
+        if before.endswith(("a ", "an ", "A ", "An ")):
             i += 1  # "a Jack Russell", "an Amy Winehouse song": a kind of thing, not a person
             continue
         if before.endswith(("& ", "and ")) and i > 0 and _adjacent_loose(text, tokens[i - 1], tok):
             i += 1  # "Pellworth & Vance": the second name of a firm
             continue
         if (
+            _place(before)
+            and not _cc(before)
+            and (
+                (i + 1 < n and _adjacent(text, tok, tokens[i + 1]))
+                or text[tok.end() : tok.end() + 4] == " de "
+            )
+        ):
+            i += 1  # "a workshop in San Francisco", "near Rio de Janeiro": a place
+            continue
+        if (
             i > 0
             and _adjacent(text, tokens[i - 1], tok)
             and not sentence_start(text, tokens[i - 1].start())
-            and not _HONORIFIC_BEFORE.search(before)
+            and not _honorific(before)
         ):
             i += 1  # "New York City", "Times Square": the tail of a longer name
             continue
@@ -456,7 +515,7 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
         if not _possessive(raw) and _could_start_name(word):
             while j < n and len(parts) < 4 and _adjacent(text, tokens[j - 1], tokens[j]):
                 nxt = tokens[j].group()
-                if re.fullmatch(rf"[{_UP}]\.", nxt) and len(parts) == 1:
+                if len(parts) == 1 and _INITIAL.fullmatch(nxt):
                     parts.append(nxt)
                 elif _surname(_bare(nxt)):
                     parts.append(_bare(nxt))
@@ -468,9 +527,7 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
             # "Pieter de Vries", "Ludwig van Beethoven": a lowercase particle between names
             if len(parts) == 1 and j < n:
                 gap = text[tok.end() : tokens[j].start()]
-                m = re.fullmatch(
-                    rf" (?:{'|'.join(NAME_PARTICLES)})(?: (?:{'|'.join(NAME_PARTICLES)}))? ", gap
-                )
+                m = _PARTICLE_GAP.fullmatch(gap) if len(gap) <= 12 else None
                 if m and _surname(_bare(tokens[j].group())):
                     parts = [word, gap.strip(), _bare(tokens[j].group())]
                     j += 1
@@ -479,7 +536,7 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
             and _adjacent(text, tokens[j - 1], tokens[j])
             and (
                 _bare(tokens[j].group()) in ORG_WORDS
-                or gazetteer.legal_suffix_len([tokens[j].group()])
+                or gazetteer.legal_suffix_len(["X", tokens[j].group()])
             )
         )
         while parts and parts[-1].endswith(".") and len(parts) > 1:
@@ -496,19 +553,16 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
             continue
         if full and not follows_org_word:
             label = " ".join(parts)
-            cue = _person_cue(p, tok.start(), end)
-            if given and not (
-                word in AMBIGUOUS_FIRST and sentence_start(text, tok.start()) and not cue
-            ):
+            doubtful = not given or (word in AMBIGUOUS_FIRST and sentence_start(text, tok.start()))
+            cue = _person_cue(p, tok.start(), end) if doubtful else False
+            if given and not (doubtful and not cue):
                 found.append((tok.start(), end, label))
                 out.append(_is("person.name", label, "person", p.quote(tok.start(), end)))
-                _nicknames(p, tok.start(), end, label, out)
                 i = j
                 continue
             if cue:
                 found.append((tok.start(), end, label))
                 out.append(_is("person.context", label, "person", p.quote(tok.start(), end)))
-                _nicknames(p, tok.start(), end, label, out)
                 i = j
                 continue
         if len(parts) == 1 or (not full and parts):
@@ -517,10 +571,11 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
                 found.append((tok.start(), end, word))
                 out.append(_is("person.first", word, "person", p.quote(tok.start(), end)))
             elif (
-                given
+                (given or _short_given(word))
                 and not follows_org_word
                 and not _skip_first(text, tok, word)
-                and not _HONORIFIC_BEFORE.search(before)  # "Dr Smith": a surname alone
+                and not _honorific(before)  # "Dr Smith": a surname alone
+                and not (_place(before) and not _cc(before))
             ):
                 end = tok.start() + len(word)
                 found.append((tok.start(), end, word))
@@ -536,6 +591,54 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
     return found
 
 
+_PLACE_BEFORE = re.compile(r"\b(?:in|near|around|outside|across|across from)\s+$", re.I)
+_INITIAL = re.compile(rf"[{_UP}]\.")
+_PARTICLES = "|".join(NAME_PARTICLES)
+_PARTICLE_GAP = re.compile(rf" (?:{_PARTICLES})(?: (?:{_PARTICLES}))? ")
+_PLACE_WORDS = frozenset({"in", "near", "around", "outside", "across", "from"})
+_HONORIFIC_WORDS = frozenset(h.lower() for h in HONORIFICS)
+_CC_WORDS = frozenset({"cc", "cc:", "copying", "in"})
+_OWNERS = frozenset({"my", "our", "her", "his", "their", "your"})
+
+
+def _last(before: str) -> str:
+    """The last word before a name, lowercased, without its trailing punctuation."""
+    parts = before.rsplit(None, 1)
+    if not parts:
+        return ""
+    word = parts[-1]
+    if "(" in word:
+        word = word.rsplit("(", 1)[-1]
+    return word.lower().rstrip(",.:")
+
+
+def _honorific(before: str) -> bool:
+    return _last(before) in _HONORIFIC_WORDS and bool(_HONORIFIC_BEFORE.search(before))
+
+
+def _place(before: str) -> bool:
+    return _last(before) in _PLACE_WORDS and bool(_PLACE_BEFORE.search(before))
+
+
+def _cc(before: str) -> bool:
+    return _last(before.replace("cc:", "cc")) in _CC_WORDS and bool(_CC_BEFORE.search(before))
+
+
+def _kin(before: str) -> bool:
+    return _last(before) in KINSHIP and bool(_KIN_BEFORE.search(before))
+
+
+def _titled(before: str, pattern: re.Pattern) -> re.Match | None:
+    last = _last(before)
+    if last not in TITLE_HEADS and not any(w in TITLE_HEADS for w in before[-40:].lower().split()):
+        return None
+    return pattern.search(before)
+
+
+# what a lone first name may say of itself: not "Berlin (Acme GmbH)" or "Paris, the ..."
+_SHORT_RELATIONS = {"works_at.over", "works_at.from", "works_at.at", "has_title.appositive"}
+
+
 def _quoted_title(text: str, start: int, end: int) -> bool:
     """A capitalised run that fills a pair of quotes is the title of a book, song or film."""
     left = text[max(0, start - 5) : start]
@@ -547,6 +650,7 @@ def _quoted_title(text: str, start: int, end: int) -> bool:
 _NAME_PREFIX = re.compile(rf"(?:Mc|Mac|O['’]|D['’]|De|Di|Da|Du|La|Le|Van|Von|St)[{_UP}][{_LO}]+$")
 
 
+@lru_cache(maxsize=65536)
 def _could_start_name(word: str) -> bool:
     return (
         word not in STOP_CAPS
@@ -582,13 +686,15 @@ def _person_cue(p: Prose, start: int, end: int) -> bool:
         if org and (rule not in _WEAK_ORG_RULES or _looks_like_org(org)):
             return True
     before = text[max(0, start - 60) : start]
+    if _signature_title(text, start, end):
+        return True
     return bool(
-        _HONORIFIC_BEFORE.search(before)
-        or _KIN_BEFORE.search(before)
-        or _CC_BEFORE.search(before)
-        or _NAMED_BEFORE.search(before)
-        or _good_title_match(_TITLE_BEFORE.search(before))
-        or _good_title_match(_TITLE_BEFORE_ORG.search(before))
+        _honorific(before)
+        or _kin(before)
+        or _cc(before)
+        or _last(before) == "named"
+        or _good_title_match(_titled(before, _TITLE_BEFORE))
+        or _good_title_match(_titled(before, _TITLE_BEFORE_ORG))
     )
 
 
@@ -599,30 +705,45 @@ def _first_cue(p: Prose, start: int, end: int, raw: str) -> bool:
     if not _title_case(word) or word in STOP_CAPS or len(word) < 2:
         return False
     before = p.text[max(0, start - 60) : start]
-    if _KIN_BEFORE.search(before) or _NAMED_BEFORE.search(before):
+    if _kin(before) or _last(before) == "named":
         return True
     return _possessive(raw) and bool(_KIN_AFTER.match(p.text, end))
 
 
-def _nicknames(p: Prose, start: int, end: int, label: str, out: list) -> None:
-    m = _NICKNAME.match(p.text, end)
-    if not m:
-        # "(Dr. Lukas Brenner, the CTO) ... goes by" stays unread; so does a nickname later on
-        return
-    nick = m.group("nick")
-    if nick in STOP_CAPS or nick == label.split()[0]:
-        return
-    out.append(
-        ("person.nickname", label, "person", "alias", nick, "person", p.quote(start, m.end()))
-    )
+def _nicknames(p: Prose, persons: list[Span], out: list) -> None:
+    """A nickname stated beside a full name: "Oluwaseun Adebayo (goes by Seun)", "..., head
+    of ops at Tidemark (goes by Seun)": the first such cue after the name in its sentence,
+    with no other person named between."""
+    text = p.text
+    starts = sorted(s for s, _, _ in persons)
+    for start, end, label in persons:
+        if len(label.split()) < 2:
+            continue
+        stop = min(p.sentence(end)[1], end + AFTER_CHARS)
+        m = _NICKNAME.match(text, end) or _NICKNAME_LATER.search(text, end, stop)
+        if not m:
+            continue
+        if any(end < s < m.start() for s in starts):
+            continue  # the cue is about someone named after this person
+        nick = m.group("nick")
+        if nick in STOP_CAPS or nick == label.split()[0]:
+            continue
+        out.append(
+            ("person.nickname", label, "person", "alias", nick, "person", p.quote(start, m.end()))
+        )
 
 
 def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
     text = p.text
     for start, end, label in persons:
         rest = text[end : end + AFTER_CHARS]
-        for rule, pattern in _AFTER_PERSON:
+        lone = len(label.split()) < 2
+        for rule, pattern in _AFTER_PERSON if _AFTER_CUE.match(rest) else ():
+            if lone and rule not in _SHORT_RELATIONS:
+                continue
             m = pattern.match(rest)
+            if m and lone and rule == "works_at.from" and m.group(0).split()[0] == "of":
+                continue  # "Lord of the Rings", "Name of the Wind": a title, not a job
             if not m:
                 continue
             quote = p.quote(start, end + m.end())
@@ -666,7 +787,7 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
         if len(label.split()) < 2:
             continue
         before = text[max(0, start - 80) : start]
-        m = _TITLE_BEFORE_ORG.search(before)
+        m = _titled(before, _TITLE_BEFORE_ORG)
         if m and _good_title(m.group("title")):
             org = _clean_org(m.group("org"))
             quote = p.quote(start - len(m.group(0)), end)
@@ -685,7 +806,7 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
                 out.append(("works_at.possessive", label, "person", "works_at", org, "org", quote))
                 out.append(_is("org.context", org, "org", quote))
             continue
-        m = _TITLE_BEFORE.search(before)
+        m = _titled(before, _TITLE_BEFORE)
         if m and _good_title(m.group("title")):
             quote = p.quote(start - len(m.group(0)), end)
             out.append(
@@ -701,6 +822,7 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
             )
     _signatures(p, persons, out)
     _pronouns(p, persons, out)
+    _nicknames(p, persons, out)
 
 
 def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
@@ -731,22 +853,34 @@ def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
             out.append(_is("org.context", org, "org", quote))
 
 
+def _signature_title(text: str, start: int, end: int) -> tuple[re.Match, int] | None:
+    """A name alone on its line with "Title | Org" (or "Title, Org") on the next: an email
+    signature. Returns the title line's match and where that line starts."""
+    line_start = text.rfind("\n", max(0, start - 80), start) + 1
+    if start - line_start > 80 or text[line_start:start].strip():
+        return None
+    line_end = text.find("\n", end, end + 80)
+    if line_end < 0 or text[end:line_end].strip(" ,\t"):
+        return None
+    nxt_end = text.find("\n", line_end + 1, line_end + 1 + AFTER_CHARS)
+    line = text[line_end + 1 : nxt_end if nxt_end > 0 else line_end + 1 + AFTER_CHARS]
+    m = _SIGNATURE_TITLE.match(line)
+    if not m or not _good_title(m.group("title")):
+        return None
+    return m, line_end + 1
+
+
 def _signatures(p: Prose, persons: list[Span], out: list) -> None:
     """An email signature: a name alone on its line, then "Title | Org" (or "Title, Org")."""
     text = p.text
     for start, end, label in persons:
         if len(label.split()) < 2:
             continue
-        line_start = text.rfind("\n", max(0, start - 80), start) + 1
-        line_end = text.find("\n", end, end + 80)
-        if line_end < 0 or text[line_start:start].strip() or text[end:line_end].strip(" ,\t"):
+        found = _signature_title(text, start, end)
+        if not found:
             continue
-        nxt_end = text.find("\n", line_end + 1, line_end + 1 + AFTER_CHARS)
-        line = text[line_end + 1 : nxt_end if nxt_end > 0 else line_end + 1 + AFTER_CHARS]
-        m = _SIGNATURE_TITLE.match(line)
-        if not m or not _good_title(m.group("title")):
-            continue
-        quote = p.quote(start, line_end + 1 + m.end())
+        m, line_at = found
+        quote = p.quote(start, line_at + m.end())
         out.append(
             (
                 "has_title.signature",
@@ -769,12 +903,15 @@ def _good_title_match(m: re.Match | None) -> bool:
 
 
 def _good_title(title: str) -> bool:
-    ws = title.lower().split()
+    raw = title.split()
+    ws = [w.lower() for w in raw]
     heads = [i for i, w in enumerate(ws) if w in TITLE_HEADS]
     if not heads:
         return False
     head_at = max(heads)
-    return not any(w in _FUNCTION_WORDS for w in ws[:head_at])
+    # "the IT lead": an acronym is no function word ("it")
+    before = zip(ws[:head_at], raw[:head_at], strict=True)
+    return not any(w in _FUNCTION_WORDS and not r.isupper() for w, r in before)
 
 
 def _title(title: str) -> str:
@@ -792,7 +929,7 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> N
     n = len(tokens)
     for i, tok in enumerate(tokens):
         word = _bare(tok.group())
-        legal = _legal_at(text, tokens, i)
+        legal = _legal_at(text, tokens, i) if gazetteer.may_start_legal(word) else 0
         if not legal and word not in ORG_WORDS:
             continue
         last = i + legal - 1 if legal else i
@@ -831,15 +968,17 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> N
             continue
         rule = "org.legal" if legal else "org.suffix"
         out.append(_is(rule, label, "org", p.quote(tokens[k].start(), end)))
-    for m in _ORG_APPOSITIVE.finditer(text):
+    lower = text.lower()
+    appositive = _APPOSITIVE_CUE.search(lower) is not None
+    for m in _ORG_APPOSITIVE.finditer(text) if appositive else ():
         org = _clean_org(m.group("org"), last=True)
         if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
             out.append(_is("org.appositive", org, "org", p.quote(m.start(), m.end())))
-    for m in _ORG_TEAM.finditer(text):
+    for m in _ORG_TEAM.finditer(text) if " team" in lower else ():
         org = _clean_org(m.group("org"))
         if org and org not in DEPARTMENTS and _looks_like_org(org, loose=True):
             out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
-    for m in _ORG_VERB.finditer(text):
+    for m in _ORG_VERB.finditer(text) if _ORG_VERB_CUE.search(lower) else ():
         org = _clean_org(m.group("org"), last=True)
         if org and " " not in org and re.search(r"(?:ing|ings|ies|[^s]s)$", org):
             continue  # "Winning can give us", "Memories can give us": a noun, not a name
@@ -855,18 +994,21 @@ def _legal_at(text: str, tokens: list[re.Match], i: int) -> int:
     """How many tokens from i on spell a legal form that ends a name ("Ltd", "Pty Ltd",
     "S.A.", "GmbH & Co. KG"); 0 when none. Written forms only: "AB" and "Oy", never "as"."""
     best = 0
-    words_: list[str] = []
-    for t in tokens[i : i + 4]:
-        if words_ and not _adjacent_loose(text, tokens[i + len(words_) - 1], t):
+    for n, t in enumerate(tokens[i : i + 6], start=1):
+        if n > 1 and not _adjacent_loose(text, tokens[i + n - 2], t):
             break
-        words_.append(t.group())
-        if _legal_written(words_) and gazetteer.legal_suffix_len(["X", *words_]) == len(words_):
-            best = len(words_)
+        # the words as written: "S." and "A." with nothing between are the one word "S.A."
+        ws = text[tokens[i].start() : t.end()].split()
+        if _legal_written(ws) and gazetteer.legal_suffix_len(["X", *ws]) == len(ws):
+            best = n
     return best
 
 
 def _adjacent_loose(text: str, a: re.Match, b: re.Match) -> bool:
     return text[a.end() : b.start()] in (" ", "", ".", ". ")
+
+
+_SHORT_WORDS = words("as at an am is it in on of or by be do go he if me my no so to up us we")
 
 
 def _legal_written(ws: list[str]) -> bool:
@@ -875,7 +1017,9 @@ def _legal_written(ws: list[str]) -> bool:
         return True
     if len(w) >= 4:
         return w[0].isupper()
-    return w.isupper() or (len(w) == 3 and w[0].isupper())  # AB, LLC, GmbH; Ltd, Inc, Plc
+    if len(w) == 2 and w.lower() in _SHORT_WORDS:
+        return w.isupper()  # "Nordic AS" is a company, "known As" is not
+    return w[0].isupper()  # AB, LLC, GmbH; Ltd, Inc, Plc; Oy, Ab
 
 
 def _looks_like_org(org: str, *, loose: bool = False) -> bool:
@@ -884,11 +1028,18 @@ def _looks_like_org(org: str, *, loose: bool = False) -> bool:
     ws = org.split()
     if any(w.rstrip(".,") in ORG_WORDS for w in ws) or gazetteer.legal_suffix_len(ws):
         return True
+    if len(ws) == 1 and ws[0] not in STOP_CAPS and _BRAND.fullmatch(ws[0]):
+        return True  # "from IBM", "at OpenAI", "over at Auth0": shaped like a company's name
     if not loose:
         return False
-    if len(ws) == 1 and (_given(ws[0]) or ws[0] in STOP_CAPS):
-        return False
+    if len(ws) == 1 and (_given(ws[0]) or ws[0] in STOP_CAPS or len(ws[0]) <= 2):
+        return False  # a person's name, a stop word, "the UK office"
     return not all(w in STOP_CAPS or w in ("&", "and", "of") for w in ws)
+
+
+# All-caps of three letters or more, inner capitals, or letters with digits: IBM, OpenAI,
+# MongoDB, Auth0. Places and plain words are not written so.
+_BRAND = re.compile(r"[A-Z]{3,}\d*|[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z][A-Za-z]*\d[A-Za-z\d]*")
 
 
 def _clean_org(raw: str | None, *, last: bool = False) -> str | None:
@@ -901,9 +1052,13 @@ def _clean_org(raw: str | None, *, last: bool = False) -> str | None:
         return None
     ws: list[str] = []
     for word in raw.split():
-        bare = _bare(word.rstrip(",;:!?"))
+        bare = re.sub(r"\.{2,}$", ".", _bare(word.rstrip(",;:!?")))
         stripped = bare.rstrip(".")
-        keep_dot = bare.endswith(".") and gazetteer.legal_suffix_len(["X", bare])
+        keep_dot = (
+            bare.endswith(".")
+            and "." in bare[:-1]  # "S.A.", "S.p.A.": the dots are the form's own
+            and gazetteer.legal_suffix_len(["X", bare])
+        )
         bare = bare if keep_dot else stripped
         ends = word.endswith((".", ",", ";", ":", "!", "?", "'s", "’s")) and not keep_dot
         if not bare:
@@ -947,11 +1102,14 @@ def _clients(p: Prose, out: list) -> None:
             r",\s*|\s+and\s+|\s*&\s+(?=[A-Z][\w.-]*\s+(?:and|,|$))", m.group("list")
         ):
             org = _clean_org(part.strip())
-            if not org or org != part.strip().rstrip(".,;"):
-                continue
-            quote = p.quote(start, m.end())
+            if not org:
+                break
+            whole = org.rstrip(".") == part.strip().rstrip(".,;:!?")
+            quote = p.quote(start, start + len(m.group("list")))
             out.append(("client_of.list", org, "org", "client_of", "owner", "owner", quote))
             out.append(_is("org.context", org, "org", quote))
+            if not whole:
+                break  # the sentence goes on after this name: the list has ended
 
 
 # -- addresses, domains, repos ----------------------------------------------------------------
@@ -1012,18 +1170,23 @@ def _domains(p: Prose, out: list) -> None:
 
 def _repos(p: Prose, out: list) -> None:
     text = p.with_code
-    for rule, pattern in (
-        ("repo.url", _REPO_URL),
-        ("repo.slug", _REPO_SLUG),
-        ("repo.slug", _REPO_SLUG_BEFORE),
-        ("repo.slug", _REPO_SLUG_PAREN),
+    lower = text.lower()
+    hosted = "github" in lower or "gitlab" in lower or "bitbucket" in lower
+    worded = "repo" in lower or "clone" in lower or "fork" in lower
+    for rule, pattern, wanted in (
+        ("repo.url", _REPO_URL, hosted),
+        ("repo.slug", _REPO_SLUG, worded),
+        ("repo.slug", _REPO_SLUG_BEFORE, worded),
+        ("repo.slug", _REPO_SLUG_PAREN, worded),
     ):
+        if not wanted:
+            continue  # cheap substring checks first: most turns name no repo
         for m in pattern.finditer(text):
             owner, name = m.group("owner"), m.group("name").removesuffix(".git")
             if owner.lower() in _NOT_OWNERS or not name or name in (".", ".."):
                 continue
             out.append(_is(rule, f"{owner}/{name}", "repo", p.quote(m.start(), m.end())))
-    for m in _REPO_NAME.finditer(text):
+    for m in _REPO_NAME.finditer(text) if "repo" in lower else ():
         out.append(_is("repo.name", m.group("name"), "repo", p.quote(m.start(), m.end())))
     if "/" not in text:
         return
@@ -1053,11 +1216,24 @@ def _git_remotes(text: str) -> list:
 # -- the person's own: deadlines, preferences, decisions -------------------------------------------
 
 
+def _cue_sentences(p: Prose, cues: re.Pattern) -> list[tuple[int, int]]:
+    """The sentences holding a cue word: a rule's patterns run only there."""
+    spans: list[tuple[int, int]] = []
+    for m in cues.finditer(p.text.lower()):
+        if spans and m.start() < spans[-1][1]:
+            continue
+        lo, hi = p.sentence(m.start())
+        lo = p.sentence(lo - 2)[0] if lo > 1 else 0  # the sentence before may hold the subject
+        spans.append((lo, hi))
+    return spans
+
+
 def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
     text = p.text
     days: set = set()
+    spans = _cue_sentences(p, _DEADLINE_CUES)
     for rule, pattern in _DEADLINES:
-        for m in pattern.finditer(text):
+        for m in (m for lo, hi in spans for m in pattern.finditer(text, lo, hi)):
             day = dates.resolve(m, said)
             if day is None or day in days:
                 continue  # one deadline per date and turn: the first rule that read it
@@ -1094,7 +1270,8 @@ def _choices(p: Prose, out: list) -> None:
         ("decided.words", "decided", _DECIDED),
     ):
         for m in pattern.finditer(text):
-            value = (m.group("obj") or m.group("obj2") or "").strip(" ,;:-")
+            value = _CLAUSE_END.split(m.group("obj") or m.group("obj2") or "", maxsplit=1)[0]
+            value = value.strip(" ,;:-")
             if len(value) < 3:
                 continue
             out.append((rule, "owner", "owner", rel, value, "value", p.quote(m.start(), m.end())))

@@ -1,8 +1,8 @@
 """Text helpers every rule shares, each linear in the text (or bounded around a position).
 
 - `Prose` is a turn's text as the rules read it: fenced code, inline code, markup blocks
-  (`<system-reminder>`, `<bash-stdout>`, ...), pasted log lines and markdown headings are
-  blanked out (same length, so positions stay true), and sentence ends are found once.
+  (`<system-reminder>`, `<bash-stdout>`, ...), pasted log lines, markdown headings and link
+  texts are blanked out (same length, so positions stay true), and sentence ends are found once.
 - `quote` cuts the sentence around a span with a binary search over those ends, clipped to
   QUOTE_CHARS: the cost of a mention no longer grows with the length of the message.
 """
@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 
 QUOTE_CHARS = 160
 LOOK_BACK = 80  # how far back a rule reads for a cue before a name
@@ -23,18 +23,23 @@ _LOG_LINE = re.compile(
     r"|FATAL|TRACE|CRITICAL)\b|Traceback \(|File \"|at [\w$.]+\(|\$ |> |>>> ).*$",
     re.M,
 )
+# a cheap first look: a line that starts like a log line, a traceback or a shell prompt
+_LOG_START = re.compile(
+    r"(?:^|\n)[ \t]*(?:\[?\d|DEBUG|INFO|WARN|ERROR|FATAL|TRACE|CRITICAL|Traceback|File |at |\$ |> )"
+)
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+_LINK_TEXT = re.compile(r"\[([^\]\n]{1,200})\]\((?:https?://|www\.)[^)\s]{1,500}\)")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 def _blank(match: re.Match) -> str:
-    return re.sub(r"[^\n]", " ", match.group(0))
+    return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
 
 
 class Prose:
     """One turn's readable text, with code and markup blanked and sentence ends indexed."""
 
-    __slots__ = ("ends", "text", "with_code")
+    __slots__ = ("_ends", "text", "with_code")
 
     def __init__(self, raw: str):
         text = _FENCE.sub(_blank, raw) if "```" in raw else raw
@@ -43,11 +48,21 @@ class Prose:
         self.with_code = text  # inline code kept: repos and addresses are often in backticks
         if "`" in text:
             text = _INLINE_CODE.sub(_blank, text)
-        text = _LOG_LINE.sub(_blank, text)
+        if _LOG_START.search(text):
+            text = _LOG_LINE.sub(_blank, text)
+        if "](" in text:  # a link's text is a page's title: "[How Acme Works](https://...)"
+            text = _LINK_TEXT.sub(_blank, text)
         if "#" in text:
             text = _HEADING.sub(_blank, text)
         self.text = text
-        self.ends = [m.start() for m in _SENTENCE_END.finditer(self.with_code)]
+        self._ends: list[int] | None = None
+
+    @property
+    def ends(self) -> list[int]:
+        """Where sentences end, found once and only when a rule quotes (most turns never do)."""
+        if self._ends is None:
+            self._ends = [m.start() for m in _SENTENCE_END.finditer(self.with_code)]
+        return self._ends
 
     def quote(self, start: int, end: int) -> str:
         return quote(self.with_code, self.ends, start, end)
@@ -64,8 +79,7 @@ def quote(text: str, ends: list[int], start: int, end: int) -> str:
     """The sentence around [start, end), clipped to QUOTE_CHARS around the match."""
     i = bisect_left(ends, start)
     left = ends[i - 1] + 1 if i > 0 else 0
-    j = bisect_right(ends, max(start, end - 1))
-    j = bisect_left(ends, end) if j <= i else j - 1
+    j = bisect_left(ends, max(start, end - 1))  # the first sentence end at or after the span
     right = ends[j] + 1 if j < len(ends) else len(text)
     if right - left > QUOTE_CHARS:
         mid = (start + end) // 2

@@ -19,12 +19,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from rapidfuzz import fuzz
+
 from vyre.graph import EvidenceRow, FactRow, RoomRows
 from vyre.models import Correction
 from vyre.resolve import (
     ENTITY_KINDS,
     Identities,
     domain_cores,
+    fold,
     local_part_forms,
     org_core,
     org_forms,
@@ -224,6 +227,7 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
     # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
     strong_repos = {sid for m, sid, _, _ in resolved if m[4] == "repo" and m[2] != "repo.bare"}
     resolved = [r for r in resolved if r[0][4] != "repo" or r[1] in strong_repos]
+    resolved = _fold_choices(resolved)
     claims: dict[tuple, Claim] = {}
     for m, sid, oid, okind in resolved:
         session, seq, rule, subj, skind, rel, obj, _, quote, ts = m
@@ -243,6 +247,30 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
         when = datetime.fromisoformat(ts) if ts else None
         claim.evidence.append(Ev(when, session, seq, rule, quote))
     return claims
+
+
+CHOICE_SAME = 90  # rapidfuzz token_set_ratio at which two stated choices are one
+
+
+def _fold_choices(resolved: list[tuple]) -> list[tuple]:
+    """Near-duplicates of one preference or decision ("I prefer uv over poetry" and "I prefer
+    uv over poetry for anything new") are one fact, named by the first way it was said."""
+    choices = [i for i, r in enumerate(resolved) if r[0][5] in ("prefers", "decided")]
+    if len(choices) < 2:
+        return resolved
+    out = list(resolved)
+    firsts: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # rel -> said, id, label
+    for i in sorted(choices, key=lambda i: (resolved[i][0][9] or "", resolved[i][0][:2])):
+        m, sid, oid, okind = resolved[i]
+        said = fold(m[6])
+        same = next(
+            (f for f in firsts[m[5]] if fuzz.token_set_ratio(f[0], said) >= CHOICE_SAME), None
+        )
+        if same is None:
+            firsts[m[5]].append((said, oid, m[6]))
+        else:
+            out[i] = ((*m[:6], same[2], *m[7:]), sid, same[1], okind)
+    return out
 
 
 # -- votes ---------------------------------------------------------------------------------------
@@ -328,17 +356,17 @@ def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
     org in the room (halcyon.bike is Halcyon Cycles)."""
     orgs = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "org"]
     found = {}
+    labels = {o.subject: out.ident.label(o.subject, o.subject.removeprefix("org:")) for o in orgs}
+    forms = {o.subject: org_forms(labels[o.subject]) for o in orgs}
+    firsts = {o.subject: _first_word(labels[o.subject]) for o in orgs}
     for dom in sorted(
         (c for c in claims.values() if c.rel == "is" and c.subject_kind == "domain"),
         key=lambda c: c.subject,
     ):
         cores = domain_cores(dom.subject.removeprefix("domain:"))
-        labels = {
-            o.subject: out.ident.label(o.subject, o.subject.removeprefix("org:")) for o in orgs
-        }
-        hits = [o for o in orgs if org_forms(labels[o.subject]) & cores]
+        hits = [o for o in orgs if forms[o.subject] & cores]
         if not hits:
-            hits = [o for o in orgs if _first_word(labels[o.subject]) in cores]
+            hits = [o for o in orgs if firsts[o.subject] in cores]
         if len(hits) == 1:
             found[dom.subject] = hits[0].subject
             out.fact(
@@ -370,22 +398,25 @@ def _local_parts(claims: dict, works_at: dict, domain_orgs: dict, out: _Writer) 
         (c for c in claims.values() if c.rel == "is" and c.subject_kind == "address"),
         key=lambda c: c.subject,
     )
+    forms: dict[str, set[str]] = {}  # computed once per person, only if an address needs it
+    holders: dict[str, list[Claim]] = defaultdict(list)
+    for c in claims.values():
+        if c.rel == "has_address":
+            holders[c.object].append(c)
     for addr in addresses:
         local, _, domain = addr.subject.removeprefix("address:").partition("@")
         org = domain_orgs.get(f"domain:{domain}")
         if not org:
             continue
         if addr.subject in linked:
-            holder = [
-                c for c in claims.values() if c.rel == "has_address" and c.object == addr.subject
-            ]
-            for c in holder[:1]:
+            for c in holders[addr.subject][:1]:
                 if c.subject not in works_at and c.subject_kind == "person":
                     _works_at_address(c.subject, org, addr, works_at, out)
             continue
-        forms = {
-            p.subject: local_part_forms(out.ident.label(p.subject, p.subject)) for p in persons
-        }
+        if not forms:
+            forms = {
+                p.subject: local_part_forms(out.ident.label(p.subject, p.subject)) for p in persons
+            }
         hits = [p for p in persons if works_at.get(p.subject) == org and local in forms[p.subject]]
         if not hits:
             hits = [p for p in persons if p.subject not in works_at and local in forms[p.subject]]

@@ -1,0 +1,373 @@
+"""Property-based tests of the rules: a grammar of the ways people write plants a fact in a
+sentence (many orders, with and without punctuation and capitals, in filler), and the rules
+must find it with its rule and a quote that holds it; code talk full of capitalised
+identifiers must give nothing.
+
+Names are drawn from pools of many cultures (given names the gazetteer knows) and from
+invented words (for the forms that must work on a name no list has); orgs are invented.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vyre.extract.gazetteer import fold_name, short_names
+from vyre.extract.rules import extract
+
+GIVEN = [
+    "Aoife",
+    "Oluwaseun",
+    "Thandiwe",
+    "Wojciech",
+    "Siobhan",
+    "Kwame",
+    "Xiomara",
+    "Björn",
+    "Zoltán",
+    "Ngozi",
+    "Saoirse",
+    "Eitan",
+    "Priyanka",
+    "Mateo",
+    "Ingrid",
+    "Haruto",
+    "Amara",
+    "Dmitri",
+    "Fatima",
+    "Lucía",
+    "Tomasz",
+    "Chiara",
+    "Kofi",
+    "Lena",
+    "Omar",
+    "Yusuf",
+]
+SURNAMES = [
+    "Okonkwo",
+    "Lindgren",
+    "Nakamura",
+    "Castellanos",
+    "Brennan",
+    "Kowalczyk",
+    "Haddad",
+    "Van Der Berg",
+    "Abernathy",
+    "Mbeki",
+    "Iyer",
+    "Fairweather",
+    "Delacroix",
+    "Oyelaran",
+]
+SYLLABLES = ["tav", "bran", "qu", "orv", "zel", "mir", "dax", "ul", "cor", "wen", "thra", "yl"]
+TITLES = [
+    "office manager",
+    "project architect",
+    "head of finance",
+    "data engineer",
+    "CFO",
+    "lead designer",
+    "practice manager",
+    "site operations manager",
+    "product analyst",
+    "managing partner",
+    "clinical lead",
+    "estimator",
+    "founder",
+    "IT lead",
+]
+ORG_ENDS = [
+    "Dental",
+    "Logistics",
+    "Architects",
+    "Ltd",
+    "LLC",
+    "GmbH",
+    "LLP",
+    "Labs",
+    "Group",
+    "Pty Ltd",
+    "S.A.",
+    "Roofing",
+    "Analytics",
+    "Collective",
+]
+VERBS = ["says the form is broken", "wants a call", "sent the files", "asked about the quote"]
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+
+invented = (
+    st.lists(st.sampled_from(SYLLABLES), min_size=2, max_size=3)
+    .map(lambda parts: "".join(parts).capitalize())
+    .filter(lambda w: fold_name(w) not in short_names())  # no list has it ("Wenzel" has)
+)
+person = st.tuples(st.sampled_from(GIVEN), st.sampled_from(SURNAMES)).map(" ".join)
+unknown_person = st.tuples(invented, invented).map(" ".join)
+org = st.tuples(invented, st.sampled_from(ORG_ENDS)).map(" ".join)
+title = st.sampled_from(TITLES)
+verb = st.sampled_from(VERBS)
+filler = st.sampled_from(["", "ok so ", "fyi: ", "quick one. ", "Morning! "])
+ending = st.sampled_from([".", "", "!", " today."])
+
+PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def mentions(text: str, ts: str = "2026-09-07T10:00:00.000Z", by: str = "person") -> list:
+    # "Acme S.A." ends its sentence with the form's own full stop, as people write it
+    return extract(by, "text", text.replace("..", "."), ts)
+
+
+def has(got: list, rel: str, subject: str, obj: str | None = None, rules=None) -> tuple:
+    for m in got:
+        same = m[3] == rel and m[1] == subject and (obj is None or m[4] == obj)
+        if same and (rules is None or m[0] in rules):
+            return m
+    raise AssertionError(f"no {rel} {subject} {obj} in {[x[:5] for x in got]}")
+
+
+def _cased(title_text: str, upper: bool) -> str:
+    return title_text.title() if upper and not title_text.isupper() else title_text
+
+
+TITLE_FORMS = [
+    ("{p}, the {t} at {o}, {v}", "has_title.appositive", "works_at.appositive"),
+    ("{p} is the {t} at {o} and {v}", "has_title.is", "works_at.appositive"),
+    ("{o}'s {t}, {p}, {v}", "has_title.preceding", "works_at.possessive"),
+    ("{p} ({t} at {o}) {v}", "has_title.parenthetical", "works_at.appositive"),
+    ("{p}, {o}'s {t}, {v}", "has_title.possessive", "works_at.appositive"),
+    ("{p} from {o} {v}; she's the {t}", "has_title.pronoun", "works_at.from"),
+    ("looping in {p}, she's the new {t} at {o}", "has_title.appositive", "works_at.appositive"),
+    ("{p}\n{t} | {o}\n", "has_title.signature", "works_at.signature"),
+]
+
+
+@PROPS
+@given(
+    form=st.sampled_from(TITLE_FORMS),
+    p=st.one_of(person, unknown_person),
+    t=title,
+    o=org,
+    v=verb,
+    pre=filler,
+    end=ending,
+    upper=st.booleans(),
+)
+def test_a_title_and_an_employer_are_found_in_every_form(form, p, t, o, v, pre, end, upper):
+    template, title_rule, works_rule = form
+    shown = _cased(t, upper and "signature" in title_rule)
+    sep = "\n" if "signature" in title_rule and pre else ""  # a signature starts its line
+    text = pre + sep + template.format(p=p, t=shown, o=o, v=v) + end
+    got = mentions(text)
+    m = has(got, "has_title", p, t.lower(), {title_rule})
+    assert p in m[6]
+    w = has(got, "works_at", p, o, {works_rule})
+    assert p in w[6] and o.split()[0] in w[6]
+    assert has(got, "is", p)[4] == "person"
+
+
+WORKS_FORMS = [
+    ("{p} from {o} {v}", "works_at.from"),
+    ("{p} at {o} {v}", "works_at.at"),
+    ("{p} over at {o} {v}", "works_at.over"),
+    ("{p} works at {o} now", "works_at.verb"),
+    ("{p}, who works for {o}, {v}", "works_at.verb"),
+    ("{p} has just joined {o}", "works_at.joined"),
+    ("{p} (from {o}) {v}", "works_at.parenthetical"),
+]
+
+
+@PROPS
+@given(form=st.sampled_from(WORKS_FORMS), p=person, o=org, v=verb, pre=filler, end=ending)
+def test_an_employer_is_found_in_every_form(form, p, o, v, pre, end):
+    template, rule = form
+    got = mentions(pre + template.format(p=p, o=o, v=v) + end)
+    m = has(got, "works_at", p, o, {rule})
+    assert p in m[6]
+
+
+@PROPS
+@given(
+    kin=st.sampled_from(["brother", "sister", "cousin", "wife", "husband", "daughter", "mum"]),
+    name=st.sampled_from(GIVEN),
+    rest=st.sampled_from(["is getting married in June", "can't make it", "will visit"]),
+)
+def test_a_first_name_after_a_kinship_word_is_a_person(kin, name, rest):
+    got = mentions(f"my {kin} {name} {rest}")
+    assert ("person.first", name, "person", "is", "person", "kind") in [m[:6] for m in got]
+
+
+@PROPS
+@given(p=unknown_person, cue=st.sampled_from(["cc ", "Dr. ", "looping in ", "our accountant "]))
+def test_a_name_no_gazetteer_has_is_a_person_by_its_cue(p, cue):
+    got = mentions(f"{cue}{p} on this please.")
+    assert has(got, "is", p, rules={"person.context"})
+
+
+# -- organisations ------------------------------------------------------------------------
+
+
+@PROPS
+@given(
+    name=invented,
+    form=st.sampled_from(
+        [
+            "{o} asked for a quote",
+            "we met the {o} team yesterday",
+            "{o}, a design agency in town, wants a site",
+            "{o} (the agency that runs their ads) sent the numbers",
+            "{o} can give us a staging URL",
+        ]
+    ),
+)
+def test_an_org_without_an_org_word_is_found_by_its_context(name, form):
+    got = mentions(form.format(o=name))
+    assert has(got, "is", name)[4] == "org"
+
+
+@PROPS
+@given(
+    stem=st.tuples(invented, invented).map(" ".join),
+    legal=st.sampled_from(["Ltd", "LLC", "GmbH", "LLP", "Pty Ltd", "S.A.", "AB", "Oy", "Inc."]),
+)
+def test_a_legal_form_makes_an_org(stem, legal):
+    got = mentions(f"We signed with {stem} {legal} this week.")
+    # a label keeps a dotted form's dots ("S.A.") but not a lone closing one ("Inc.")
+    label = f"{stem} {legal if '.' in legal[:-1] else legal.rstrip('.')}"
+    assert has(got, "is", label, rules={"org.legal"})
+
+
+# -- clients ---------------------------------------------------------------------------------
+
+
+@PROPS
+@given(
+    o=org,
+    form=st.sampled_from(
+        [
+            "our new client {o} wants a site",
+            "{o} is a client now",
+            "{o} is our new client.",
+            "{o}, a new client, called",
+            "new client: {o}. they want dashboards",
+            "my new client {o} needs a quote",
+        ]
+    ),
+    pre=filler,
+)
+def test_a_client_is_found_in_every_form(o, form, pre):
+    got = mentions(pre + form.format(o=o))
+    m = has(got, "client_of", o)
+    assert m[4] == "owner" and o.split()[0] in m[6]
+
+
+@PROPS
+@given(orgs=st.lists(org, min_size=2, max_size=4, unique=True))
+def test_a_list_of_clients_gives_each(orgs):
+    listed = ", ".join(orgs[:-1]) + " and " + orgs[-1]
+    got = mentions(f"invoice run. my {len(orgs)} clients this month: {listed}. hours attached")
+    for o in orgs:
+        has(got, "client_of", o, rules={"client_of.list"})
+
+
+# -- deadlines -------------------------------------------------------------------------------
+
+
+def _spoken(day: date, said: date, style: str) -> str:
+    if style == "iso":
+        return day.isoformat()
+    if style == "dm":
+        return f"{day.day} {MONTHS[day.month - 1]}"
+    if style == "md":
+        return f"{MONTHS[day.month - 1][:3]} {day.day}"
+    if style == "wdd":
+        return f"{WEEKDAYS[day.weekday()]} {day.day} {MONTHS[day.month - 1]}"
+    if style == "wd-paren":
+        return f"{WEEKDAYS[day.weekday()]} ({day.day} {MONTHS[day.month - 1]})"
+    return WEEKDAYS[day.weekday()]  # a bare weekday: the next one after the turn's date
+
+
+DEADLINE_FORMS = [
+    ("the {s} is due {d}", "deadline.due"),
+    ("{s} due by {d}", "deadline.due"),
+    ("Lena needs the {s} by {d}", "deadline.by"),
+    ("the {s} has to ship by {d}", "deadline.by"),
+    ("the deadline for the {s} is {d}", "deadline.deadline"),
+    ("the {s} goes live on {d}", "deadline.launch"),
+]
+
+
+@PROPS
+@given(
+    form=st.sampled_from(DEADLINE_FORMS),
+    subject=st.sampled_from(["portal", "forecast pack", "model handover", "booking widget"]),
+    said=st.datetimes(min_value=datetime(2026, 1, 1), max_value=datetime(2027, 12, 1)),
+    ahead=st.integers(min_value=1, max_value=25),
+    style=st.sampled_from(["iso", "dm", "md", "wdd", "wd-paren", "wd"]),
+    pre=filler,
+)
+def test_a_deadline_resolves_against_the_turn(form, subject, said, ahead, style, pre):
+    if style == "wd":
+        ahead = min(ahead, 7)  # a bare weekday means the next one
+    day = said.date() + timedelta(days=ahead)
+    template, rule = form
+    text = pre + template.format(s=subject, d=_spoken(day, said.date(), style))
+    got = mentions(text, ts=said.isoformat())
+    deadlines = [m for m in got if m[3] == "deadline"]
+    assert [(m[0], m[4]) for m in deadlines] == [(rule, day.isoformat())], text
+    assert subject.split()[-1] in deadlines[0][6]
+
+
+# -- code talk gives nothing ------------------------------------------------------------------
+
+camel = st.tuples(
+    invented,
+    st.sampled_from(
+        ["Client", "Service", "Loader", "Manager", "Config", "Handler", "Factory", "Test"]
+    ),
+).map("".join)
+const = st.lists(
+    st.sampled_from(["MAX", "API", "KEY", "TIMEOUT", "USER", "DB", "URL"]), min_size=2, max_size=3
+).map("_".join)
+CODE_FORMS = [
+    "class {c}(Base): pass",
+    "the {c} times out after {k} retries",
+    "rename {c} to {c2} in src/{c}.py",
+    "set `{k}` in the env and restart {c}",
+    "## {c} and {c2}\nrun `pytest -k {c}`",
+    '```\nPerson(name="{p}", org="{o}")\n```',
+    "the API client for {c} is flaky; ship it Friday",
+    'git commit -m "fix {c}: due Friday"',
+    "{c}.{c2}() returns None when {k} is unset",
+    "use --{f} with {c}",
+]
+
+
+@PROPS
+@given(
+    form=st.sampled_from(CODE_FORMS),
+    c=camel,
+    c2=camel,
+    k=const,
+    p=person,
+    o=org,
+    f=st.sampled_from(["dry-run", "no-cache", "force"]),
+)
+def test_code_talk_with_capitalised_identifiers_gives_nothing(form, c, c2, k, p, o, f):
+    text = form.format(c=c, c2=c2, k=k, p=p, o=o, f=f)
+    got = mentions(text)
+    assert not [m for m in got if m[2] in ("person", "org") or m[3] in ("deadline", "client_of")]
