@@ -381,7 +381,7 @@ def test_deadlines_close_two_days_after_their_date(tmp_path):
     memory.close()
 
 
-def test_preferences_and_decisions_stay_off_until_turned_on(tmp_path, vyre_home: Path):
+def test_preferences_and_decisions_are_on_and_each_can_be_turned_off(tmp_path, vyre_home: Path):
     root = tmp_path / "projects"
     memory = Memory()
     session(
@@ -392,12 +392,12 @@ def test_preferences_and_decisions_stay_off_until_turned_on(tmp_path, vyre_home:
         "I prefer plain css over a framework. We decided to keep the old blog urls.",
     )
     memory.ingest(root)
-    assert not {r for _, r, _ in keys(memory, "unfiled")} & {"prefers", "decided"}
-    (vyre_home / "settings.json").write_text(
-        json.dumps({"relations.prefers": True, "relations.decided": True})
-    )
-    assert memory.derive().rooms == ["unfiled"]  # a setting is an input of every room
     got = keys(memory, "unfiled")
     assert ("owner", "prefers", "plain css over a framework") in got
     assert ("owner", "decided", "keep the old blog urls") in got
+    (vyre_home / "settings.json").write_text(
+        json.dumps({"relations.prefers": False, "relations.decided": False})
+    )
+    assert memory.derive().rooms == ["unfiled"]  # a setting is an input of every room
+    assert not {r for _, r, _ in keys(memory, "unfiled")} & {"prefers", "decided"}
     memory.close()

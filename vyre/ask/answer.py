@@ -732,7 +732,13 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
     if q.wh == "why":
         return 1.0 if set(content(sentence)) & _CAUSE else 0.3
     if q.wh == "where":
-        caps = [w for w in words(sentence)[1:] if w[:1].isupper() and fold(w) not in asked]
+        # a place or an org answers where; a month or a weekday does not ("launches October 9")
+        dated = {fold(x) for m in DATE_RE.finditer(sentence) for x in m.group(0).split()}
+        caps = [
+            w
+            for w in words(sentence)[1:]
+            if w[:1].isupper() and fold(w) not in asked and fold(w) not in dated
+        ]
         return 1.0 if caps else 0.6
     if q.wh in ("which", "what"):
         dated = {fold(x) for m in DATE_RE.finditer(sentence) for x in m.group(0).split()}
