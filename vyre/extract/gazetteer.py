@@ -22,6 +22,7 @@ import re
 import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 MIN_SOURCES = 10
 MIN_PEOPLE = 200
@@ -149,7 +150,7 @@ def _legal_fold(word: str) -> str:
 
 
 @cache
-def _psl():
+def _psl() -> Any:
     from publicsuffixlist import PublicSuffixList
 
     return PublicSuffixList(only_icann=True)

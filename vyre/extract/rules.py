@@ -1130,9 +1130,9 @@ def _addresses(p: Prose, persons: list[Span], out: list) -> None:
     for start, end, label in persons:
         if len(label.split()) < 2:
             continue
-        m = _ADDRESS_AFTER.match(text, end)
-        if m:
-            address = m.group(1).lower().rstrip(".")
+        after = _ADDRESS_AFTER.match(text, end)
+        if after:
+            address = after.group(1).lower().rstrip(".")
             if address.rsplit("@", 1)[1] in IGNORED_DOMAINS:
                 continue
             out.append(
@@ -1143,7 +1143,7 @@ def _addresses(p: Prose, persons: list[Span], out: list) -> None:
                     "has_address",
                     address,
                     "address",
-                    p.quote(start, m.end()),
+                    p.quote(start, after.end()),
                 )
             )
 

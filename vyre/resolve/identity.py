@@ -99,18 +99,18 @@ class Identities:
             pid = entity_id("person", label)
             self._uf.find(pid)
             self._first[fold(label.split()[0])].add(pid)
-        for full, nick in aliases:
-            if len(full.split()) >= 2:
-                self._first[fold(nick)].add(entity_id("person", full))
+        for named, nick in aliases:
+            if len(named.split()) >= 2:
+                self._first[fold(nick)].add(entity_id("person", named))
         # two names with one address are one identity
         by_address: dict[str, set[str]] = defaultdict(set)
         for m in mentions:
             if m[5] == "has_address" and len(m[3].split()) >= 2:
                 by_address[m[6].lower()].add(entity_id("person", m[3]))
         for pids in by_address.values():
-            first, *rest = sorted(pids)
+            head, *rest = sorted(pids)
             for other in rest:
-                self._uf.union(first, other)
+                self._uf.union(head, other)
         # orgs: full names (with an org word, or taught) and the short forms that point at them
         full = sorted(
             {o for o in orgs if _has_org_word(o) or legal_form(o)} | set(taught_orgs),
