@@ -211,7 +211,7 @@ def test_demo_runs_from_a_fresh_home(tmp_path):
     out = run.stdout
     assert "Loaded the memory world (31 sessions, 5 projects)" in out
     assert "Priya Anand works at Keel & Ash Architects" in out
-    assert "works_at.pronoun" in out  # the provenance walk ("she's the project architect at")
+    assert "works_at.appositive" in out  # the provenance walk
     assert "site launch is due 2026-10-09" in out  # what the hook would add
     assert "conflict" in out  # two Dana Reyes, one per project
 

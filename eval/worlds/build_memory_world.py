@@ -696,9 +696,9 @@ SESSIONS: list[Session] = [
             title="Projects page template",
             covers="Priya Anand's title and address; `git remote -v` in tool output (repo_for)",
             steps=[
-        user("New phase for the Keel & Ash site, which lives at keelash.com. Priya Anand is our "
-             "contact from now on (priya@keelash.com); she's the project architect at Keel & "
-             "Ash Architects. First check which remote this checkout points at."),
+        user("New phase for the Keel & Ash site, which lives at keelash.com. Priya Anand, the "
+             "project architect at Keel & Ash Architects, is our contact from now on "
+             "(priya@keelash.com). First check which remote this checkout points at."),
         assistant(tools=(bash("git remote -v && git status -sb",
                               "origin\thttps://github.com/keel-ash/keelash-site.git (fetch)\n"
                               "origin\thttps://github.com/keel-ash/keelash-site.git (push)\n"
@@ -952,7 +952,8 @@ SESSIONS: list[Session] = [
             steps=[
         user("Starting the Bramble Dental booking app. Dana Reyes, the practice manager at "
              "Bramble Dental, is the main contact: dreyes@brambledental.com. Helen Quist works at "
-             "Bramble Dental too; she's the clinical lead and owns the treatment list."),
+             "Bramble Dental too; she's the clinical lead at Bramble Dental and owns the "
+             "treatment list."),
         assistant("Scaffolding a small vite app with a booking page.", tools=(
             bash("npm create vite@latest booking -- --template vanilla-ts && cd booking && "
                  "npm install", "Scaffolding project in ./booking...\n\nadded 14 packages in "
