@@ -32,7 +32,7 @@ PARAGRAPH = (
     "Priya Anand, the project architect at Keel & Ash Architects, sent the drawings. "
     "Marcus Bell from Harlow Legal says the intranet launch is due Friday. "
     "Write to dana{n}@harlow.law or see https://github.com/keel-ash/site for the code. "
-    "Tidewater Freight Ltd's CFO, Gareth Pryce, wants the pack by Tuesday (24 November).\n"
+    "Marlow Haulage Ltd's CFO, Rhys Talbot, wants the pack by Tuesday (24 November).\n"
 )
 SIZES_KB = (16, 32, 64, 128)
 

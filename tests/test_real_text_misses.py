@@ -90,7 +90,7 @@ def test_a_thing_named_like_a_person_is_not_one(text, not_a_person):
 
 def test_a_three_part_name_is_read_whole():
     assert people("I loved the memoir by Amy Ellis Nutt.") == {"Amy Ellis Nutt"}
-    assert "Pieter de Vries" in people("Pieter de Vries sent the export.")
+    assert "Anouk de Jong" in people("Anouk de Jong sent the export.")
 
 
 def test_times_square_is_not_an_org():
@@ -165,21 +165,21 @@ def test_legal_forms_short_forms_and_co_uk_addresses_are_one_org(tmp_path):
         "/w/tide",
         "t1",
         "2026-09-01T10:00:00Z",
-        "Oluwaseun Adebayo, head of operations analytics at Tidemark, is our contact.",
-        "Elif Kaya is the data engineer at Tidemark Shipping Ltd; "
-        "her address is e.kaya@tidemarkshipping.co.uk.",
-        "Ruth Obi <ruth@tidemarkshipping.co.uk> approved it.",
+        "Adaeze Nwosu, head of operations analytics at Saltmarsh, is our contact.",
+        "Elif Kaya is the data engineer at Saltmarsh Shipping Ltd; "
+        "her address is e.kaya@saltmarshshipping.co.uk.",
+        "Ruth Obi <ruth@saltmarshshipping.co.uk> approved it.",
     )
     memory = Memory()
-    memory.project_add("tide", "Tidemark", ["/w/tide"], "Tidemark Shipping")
+    memory.project_add("tide", "Saltmarsh", ["/w/tide"], "Saltmarsh Shipping")
     memory.ingest(root)
     got = facts(memory, "tide")
-    assert ("Oluwaseun Adebayo", "works_at", "Tidemark Shipping") in got
-    assert ("Elif Kaya", "works_at", "Tidemark Shipping") in got
-    assert ("tidemarkshipping.co.uk", "domain_of", "Tidemark Shipping") in got
-    assert ("Ruth Obi", "works_at", "Tidemark Shipping") in got  # through her address
+    assert ("Adaeze Nwosu", "works_at", "Saltmarsh Shipping") in got
+    assert ("Elif Kaya", "works_at", "Saltmarsh Shipping") in got
+    assert ("saltmarshshipping.co.uk", "domain_of", "Saltmarsh Shipping") in got
+    assert ("Ruth Obi", "works_at", "Saltmarsh Shipping") in got  # through her address
     orgs_here = {s for s, rel, o in got if rel == "is" and o == "org"}
-    assert orgs_here == {"Tidemark Shipping"}
+    assert orgs_here == {"Saltmarsh Shipping"}
     memory.close()
 
 
@@ -208,28 +208,28 @@ def test_a_nickname_resolves_to_its_full_name(tmp_path):
         "/w/tide",
         "n1",
         "2026-09-01T10:00:00Z",
-        "my contact is Oluwaseun Adebayo, head of operations at Tidemark Ltd (goes by Seun).",
+        "my contact is Adaeze Nwosu, head of operations at Saltmarsh Ltd (goes by Ada).",
     )
-    session(root, "/w/tide", "n2", "2026-09-02T10:00:00Z", "Seun wants the dashboard by Friday.")
+    session(root, "/w/tide", "n2", "2026-09-02T10:00:00Z", "Ada wants the dashboard by Friday.")
     memory = Memory()
     memory.ingest(root)
     got = facts(memory, "unfiled")
-    assert ("Oluwaseun Adebayo", "has_title", "head of operations") in got
+    assert ("Adaeze Nwosu", "has_title", "head of operations") in got
     rows = [r for r in memory.store.facts("unfiled") if r.rel == "mentioned_in"]
-    seun = {r.object_label for r in rows if r.subject_label == "Oluwaseun Adebayo"}
-    assert seun == {"n1", "n2"}  # both sessions: the second named him only "Seun"
+    ada = {r.object_label for r in rows if r.subject_label == "Adaeze Nwosu"}
+    assert ada == {"n1", "n2"}  # both sessions: the second named her only "Ada"
     memory.close()
 
 
 def test_a_pasted_signature_gives_title_and_employer():
-    got = found("thoughts?\n\nRuth Obi\nBI Lead | Tidemark Shipping Ltd\nruth@tidemark.example\n")
+    got = found("thoughts?\n\nRuth Obi\nBI Lead | Saltmarsh Shipping Ltd\nruth@saltmarsh.example\n")
     assert ("has_title.signature", "Ruth Obi", "person", "has_title", "bi lead", "value") in got
     assert (
         "works_at.signature",
         "Ruth Obi",
         "person",
         "works_at",
-        "Tidemark Shipping Ltd",
+        "Saltmarsh Shipping Ltd",
         "org",
     ) in got
 
@@ -239,7 +239,7 @@ def test_a_weekday_with_a_date_resolves_to_the_date():
     got = extract(
         "person",
         "text",
-        "Lukas needs the writeup by Monday, and the model handover is due Thursday 26 November.",
+        "Matthias needs the writeup by Monday, and the model handover is due Thursday 26 November.",
         "2026-11-19T10:00:00.000Z",
     )
     assert sorted(m[4] for m in got if m[3] == "deadline") == ["2026-11-23", "2026-11-26"]

@@ -99,8 +99,8 @@ POSITIVE = [
     ),
     (
         "org.legal",
-        "Tidewater Freight Ltd signed today.",
-        is_("org.legal", "Tidewater Freight Ltd", "org"),
+        "Marlow Haulage Ltd signed today.",
+        is_("org.legal", "Marlow Haulage Ltd", "org"),
     ),
     # addresses and domains
     (

@@ -18,10 +18,10 @@ from vyre.extract.gazetteer import fold_name, short_names
 from vyre.extract.rules import extract
 
 GIVEN = [
-    "Aoife",
-    "Oluwaseun",
+    "Siobhan",
+    "Chidinma",
     "Thandiwe",
-    "Wojciech",
+    "Grzegorz",
     "Siobhan",
     "Kwame",
     "Xiomara",

@@ -310,7 +310,7 @@ def _personal(memory: Memory, q: Question, sessions: Sessions, forgotten: Turns)
 def _asked_by_name(
     memory: Memory, q: Question, sessions: Sessions, forgotten: Turns
 ) -> tuple[str, str] | None:
-    """ "When is Tomas's birthday?": a name the person gave someone in their life."""
+    """ "When is Mateo's birthday?": a name the person gave someone in their life."""
     if not q.names or "birthday" not in q.terms:
         return None
     names = personal.from_turns(memory.ledger, sessions, attr="name", forgotten=forgotten)
@@ -503,7 +503,7 @@ def _passages(
         around = _around(memory, hit)
         window = "\n".join(t.text for t in around)
         window_stems = set(content(window)) | _pattern_words(window)
-        # a name of the room itself ("Corvid" asked in Corvid's project) goes without saying
+        # a name of the room itself ("Larkspur" asked in Larkspur's project) goes without saying
         folded = fold(window)
         names_ok = all(
             fold(n) in folded or stem(n) in window_stems
@@ -659,7 +659,7 @@ def _pattern_words(text: str) -> frozenset[str]:
 
 
 def _room_words(memory: Memory, room: str) -> set[str]:
-    """The words a project is called by: its slug, name and org ("Corvid", "Foundation")."""
+    """The words a project is called by: its slug, name and org ("Larkspur", "Foundation")."""
     project = next((p for p in memory.projects() if p.slug == room), None)
     if project is None:
         return set()

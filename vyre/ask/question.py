@@ -96,7 +96,7 @@ def stem(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Words as written, possessives dropped ("Tidewater's" -> "Tidewater")."""
+    """Words as written, possessives dropped ("Marlow's" -> "Marlow")."""
     return [re.sub(r"['’]s$", "", w) for w in _WORD.findall(text)]
 
 
@@ -124,7 +124,7 @@ class Question:
     wh: str  # who | when | where | which | what | why | how_many | how_much | yesno | other
     kind: str  # one of KINDS, for reports and corrections by kind
     terms: tuple[str, ...]  # content stems, in order, unique
-    names: tuple[str, ...]  # names and code words as written ("Tidewater", "stg_x")
+    names: tuple[str, ...]  # names and code words as written ("Marlow", "stg_x")
     personal: tuple[str, str] | None  # (who, attr) when it asks a personal fact
     head: tuple[str, ...] = ()  # "which staging model ...": the kind of thing asked for
 

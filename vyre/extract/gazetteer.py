@@ -3,7 +3,7 @@
 - Given names: `nomquamgender` (MIT), 720,000 given names from 36 national and
   international sources (census, birth registers, bibliographic records), each with the number
   of sources and of people that carry it. A name counts when at least `MIN_SOURCES` sources
-  and `MIN_PEOPLE` people carry it: that keeps Aoife, Oluwaseun, Thandiwe and Wojciech and
+  and `MIN_PEOPLE` people carry it: that keeps Siobhan, Chidinma, Thandiwe and Grzegorz and
   drops the one-source noise ("Server", "Square", "Times"). Its data file (22 MB of JSON) is
   scanned once with one regular expression and the result cached in `$VYRE_HOME/cache`, so
   later processes read a 150 kB text file. The package's own module (pandas, numpy) is never
@@ -49,7 +49,7 @@ def given_names() -> frozenset[str]:
 
 @cache
 def short_names() -> frozenset[str]:
-    """A wider list for a first name said alone ("Seun", "Mei"): from 3 sources and 10
+    """A wider list for a first name said alone ("Ada", "Mei"): from 3 sources and 10
     people. A lone first name only ever resolves to a full name (or a stated nickname) in
     the same room, so a wider list adds candidates, never people."""
     return _names(SHORT_MIN_SOURCES, SHORT_MIN_PEOPLE) | given_names()
@@ -158,7 +158,7 @@ def _psl() -> Any:
 
 @lru_cache(maxsize=65536)
 def registered(domain: str) -> tuple[str, str] | None:
-    """(name, public suffix) of a host: tidewater.co.uk -> (tidewater, co.uk); None when the
+    """(name, public suffix) of a host: marlow.co.uk -> (marlow, co.uk); None when the
     host ends in no public suffix (main.go, README.md still may: callers check more)."""
     host = domain.lower().strip(".")
     last = host.rsplit(".", 1)[-1]
@@ -173,5 +173,5 @@ def registered(domain: str) -> tuple[str, str] | None:
 
 
 def is_given_name(word: str) -> bool:
-    """Whether a word is a given name in the gazetteer, any case ("Aoife", "juno")."""
+    """Whether a word is a given name in the gazetteer, any case ("Siobhan", "juno")."""
     return bool(word) and fold_name(word) in given_names()

@@ -115,10 +115,10 @@ IGNORED_DOMAINS = frozenset(
     }
 )
 
-# Honorifics before a name: "Dr. Lukas Brenner", "Ms Okafor".
+# Honorifics before a name: "Dr. Matthias Kohl", "Ms Adeleke".
 HONORIFICS = ("Dr", "Ms", "Mr", "Mrs", "Mx", "Prof", "Professor", "Dame", "Sir")
 
-# Kinship and personal-role nouns: "my brother Tomas", "our accountant Linnea".
+# Kinship and personal-role nouns: "my brother Mateo", "our accountant Ingrid".
 KINSHIP = words("""
 brother sister mother father mum mom dad mam mummy mommy daddy son daughter wife husband
 partner fiance fiancé fiancee fiancée girlfriend boyfriend gf bf cousin aunt auntie uncle
@@ -131,7 +131,7 @@ bookkeeper lawyer solicitor doctor dentist physio physiotherapist therapist gp v
 coach tutor teacher landlord landlady cleaner nanny babysitter
 """)
 
-# Lowercase particles inside a name: "Pieter de Vries", "Ana da Silva".
+# Lowercase particles inside a name: "Anouk de Jong", "Ana da Silva".
 NAME_PARTICLES = (
     "de",
     "da",
@@ -157,8 +157,8 @@ NAME_PARTICLES = (
     "ibn",
 )
 
-# Nouns that say a name is an organisation: "Brightline (the agency that runs ...)",
-# "Halcyon Cycles, an e-bike shop in Bristol", "Kestrel Warehousing, their 3PL".
+# Nouns that say a name is an organisation: "Sunward (the agency that runs ...)",
+# "Fennel Cycles, an e-bike shop in Bristol", "Osprey Warehousing, their 3PL".
 ORG_NOUNS = words("""
 company firm agency startup start-up business shop store studio publisher collective
 charity nonprofit non-profit foundation bank vendor supplier consultancy retailer brand

@@ -17,8 +17,8 @@ surname-like word (`person.name`); any two capitalised words in a person's conte
 appositive, an address, "from / at / over at" an org, an honorific, a title or a kinship word
 before, "cc" (`person.context`); a given name alone (`person.short`, which resolves only to
 one full name in the room); a first name with a cue that it is a person even with no surname
-anywhere ("my brother Tomas", "Aoife's grandparents", a speaker label "Caroline: ...") as
-`person.first`; a nickname stated next to a full name ("goes by Seun") as `person.nickname`.
+anywhere ("my brother Mateo", "Siobhan's grandparents", a speaker label "Caroline: ...") as
+`person.first`; a nickname stated next to a full name ("goes by Ada") as `person.nickname`.
 """
 
 from __future__ import annotations
@@ -62,7 +62,11 @@ _LO = "a-zß-öø-ÿ"
 # all-caps or carry digits ("IBM", "OpenAI", "Auth0"); an initial ("M."); "&".
 _TOKEN = re.compile(rf"[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
 _HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=len, reverse=True))
-_NOT_LINK = r"(?!(?:at|for|with|in|on|from)\b)"
+# a link word or a time word ends a title: "head of finance at Acme", "head of finance today"
+_NOT_LINK = (
+    r"(?!(?:at|for|with|in|on|from|and|or|but|since|until|today|tonight|tomorrow|yesterday"
+    r"|now|again|too|also|already|though|anyway|then|here|there)\b)"
+)
 _TITLE = (
     rf"(?P<title>(?:[A-Za-z][\w&/-]*\s+){{0,3}}(?i:{_HEADS})"
     rf"(?:\s+of\s+{_NOT_LINK}[a-z][\w-]*(?:\s+{_NOT_LINK}[a-z][\w-]*)?)?)(?![\w-])"
@@ -99,7 +103,7 @@ _AFTER_PERSON = [
         ),
     ),
     (
-        "has_title.possessive",  # "Gareth Pryce, Tidewater's CFO"
+        "has_title.possessive",  # "Rhys Talbot, Marlow's CFO"
         re.compile(
             rf",\s+(?:the\s+)?(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+"
             rf"{_NEW}{_TITLE}"
@@ -134,7 +138,7 @@ _ADDRESS_AFTER = re.compile(
     rf"\s+is\s+|,\s+(?:her|his|their)\s+(?:e-?mail|address)(?:\s+address)?\s+is\s+){_EMAIL}"
 )
 _TITLE_BEFORE = re.compile(rf"(?:^|[\s(])(?:the|our|their|my|his|her|your)\s+{_NEW}{_TITLE},?\s+$")
-_TITLE_BEFORE_ORG = re.compile(  # "Tidewater's CFO, Gareth Pryce" / "Acme's head of sales Jo Li"
+_TITLE_BEFORE_ORG = re.compile(  # "Marlow's CFO, Rhys Talbot" / "Acme's head of sales Jo Li"
     rf"(?:^|[\s(])(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+{_NEW}{_TITLE},?\s+$"
 )
 _TITLE_OF = re.compile(rf"(?i:{_HEADS})\s+of\s+(?:the\s+)?$")
@@ -228,7 +232,7 @@ _DEADLINES = [
         ),
     ),
     (
-        "deadline.by",  # "Gareth wants the Q4 forecast pack by Tuesday"
+        "deadline.by",  # "Rhys wants the Q4 forecast pack by Tuesday"
         re.compile(
             rf"\b(?:wants?|needs?|expects?|asked\s+for|promised)\s+(?:the\s+|our\s+|my\s+|a\s+)?"
             rf"{_NP}\s+{_BY}{_DATE}",
@@ -272,7 +276,7 @@ _CLIENT = [  # (pattern, whether the org is the last run of names before the cue
 _CLIENT_LIST = re.compile(
     r"\b(?:[Oo]ur|[Mm]y)\s+(?:\w+\s+){0,2}?clients\b[^:\n]{0,30}:\s+(?P<list>[^\n]{3,300})"
 )
-# "Brightline (the agency that runs their paid social)", "Halcyon Cycles, an e-bike shop"
+# "Sunward (the agency that runs their paid social)", "Fennel Cycles, an e-bike shop"
 _NOUNS = "|".join(sorted(ORG_NOUNS, key=len, reverse=True))
 _ORG_APPOSITIVE = re.compile(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})(?:,\s+|\s+\()"
@@ -490,7 +494,7 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
             i += 1  # "a Jack Russell", "an Amy Winehouse song": a kind of thing, not a person
             continue
         if before.endswith(("& ", "and ")) and i > 0 and _adjacent_loose(text, tokens[i - 1], tok):
-            i += 1  # "Pellworth & Vance": the second name of a firm
+            i += 1  # "Ashby & Crane": the second name of a firm
             continue
         if (
             _place(before)
@@ -524,7 +528,7 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
                 j += 1
                 if _possessive(nxt):
                     break
-            # "Pieter de Vries", "Ludwig van Beethoven": a lowercase particle between names
+            # "Anouk de Jong", "Ludwig van Beethoven": a lowercase particle between names
             if len(parts) == 1 and j < n:
                 gap = text[tok.end() : tokens[j].start()]
                 m = _PARTICLE_GAP.fullmatch(gap) if len(gap) <= 12 else None
@@ -700,7 +704,7 @@ def _person_cue(p: Prose, start: int, end: int) -> bool:
 
 def _first_cue(p: Prose, start: int, end: int, raw: str) -> bool:
     """A lone first name that is certainly a person: a kinship or role word before it ("my
-    brother Tomas"), a kinship word after its possessive ("Aoife's grandparents"), "named"."""
+    brother Tomas"), a kinship word after its possessive ("Siobhan's grandparents"), "named"."""
     word = _bare(raw)
     if not _title_case(word) or word in STOP_CAPS or len(word) < 2:
         return False
@@ -711,8 +715,8 @@ def _first_cue(p: Prose, start: int, end: int, raw: str) -> bool:
 
 
 def _nicknames(p: Prose, persons: list[Span], out: list) -> None:
-    """A nickname stated beside a full name: "Oluwaseun Adebayo (goes by Seun)", "..., head
-    of ops at Tidemark (goes by Seun)": the first such cue after the name in its sentence,
+    """A nickname stated beside a full name: "Adaeze Nwosu (goes by Ada)", "..., head
+    of ops at Saltmarsh (goes by Ada)": the first such cue after the name in its sentence,
     with no other person named between."""
     text = p.text
     starts = sorted(s for s, _, _ in persons)
@@ -844,7 +848,7 @@ def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
             if not full:
                 continue
             label = full[-1]
-        quote = p.quote(m.start(), m.end())
+        quote = p.quote(max(near)[0], m.end())  # the name and the pronoun's title together
         title = _title(m.group("title"))
         out.append(("has_title.pronoun", label, "person", "has_title", title, "value", quote))
         org = _clean_org(m.group("org"))
@@ -923,7 +927,7 @@ def _title(title: str) -> str:
 
 def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> None:
     """Capitalised names that end in an org word or a legal form: "Keel & Ash Architects",
-    "Summit Dental", "Tidewater Freight Ltd", "Acme S.A."; orgs named by their context."""
+    "Summit Dental", "Marlow Haulage Ltd", "Acme S.A."; orgs named by their context."""
     text = p.text
     taken = {(s, e) for s, e, _ in persons}
     n = len(tokens)
@@ -939,7 +943,7 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> N
             and _adjacent(text, tokens[last], tokens[last + 1])
             and (_bare(tokens[last + 1].group()) in ORG_WORDS or _legal_at(text, tokens, last + 1))
         ):
-            continue  # the longer name ends later ("Harlow Law Group", "Tidewater Freight Ltd")
+            continue  # the longer name ends later ("Harlow Law Group", "Marlow Haulage Ltd")
         if legal and i > 0 and _legal_at(text, tokens, i - 1):
             continue  # inside a longer legal form ("Pty Ltd")
         k = i

@@ -29,7 +29,8 @@ _LOG_START = re.compile(
 )
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
 _LINK_TEXT = re.compile(r"\[([^\]\n]{1,200})\]\((?:https?://|www\.)[^)\s]{1,500}\)")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+# a stop before a lowercase word ends an abbreviation, not a sentence: "Acme S.A. says", "e.g. the"
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)(?![ \t]+[a-z])|\n")
 
 
 def _blank(match: re.Match) -> str:

@@ -191,15 +191,15 @@ def build(
     for row in rows:
         if row.rel == "has_address":
             index.owner[row.object] = row.subject
-            # the name in a person's own address is a name of theirs: seun.adeyemi@ -> Seun
+            # the name in a person's own address is a name of theirs: ada.nwosu@ -> Ada
             local = fold(row.object_label).split("@")[0]
             for part in _SPLIT.split(local):
                 if len(part) >= 3 and part.isalpha() and (part,) not in phrases:
                     shorts[(part,)].add(row.subject)
         elif row.rel == "domain_of":
             index.owner[row.subject] = row.object
-    # a shortening of a first name that the room wrote capitalised near the person: Seun for
-    # Oluwaseun, Alex for Alexandra (both ends; three letters at least)
+    # a shortening of a first name that the room wrote capitalised near the person: Ada for
+    # Adaeze, Alex for Alexandra (both ends; three letters at least)
     for first, people in firsts.items():
         if len(people) != 1 or len(first) < 5:
             continue
@@ -462,8 +462,8 @@ def _named(index: RoomIndex, prompt: Prompt) -> tuple[dict[str, float], set[int]
 
 
 def _org_of(index: RoomIndex, domain: str) -> str:
-    """The org a domain memory holds no owner for names: tidewaterfreight.co.uk and
-    "Tidewater Freight" share their letters."""
+    """The org a domain memory holds no owner for names: marlowhaulage.co.uk and
+    "Marlow Haulage" share their letters."""
     return index.org_cores.get(re.sub(r"\W", "", domain.split(".")[0]), "")
 
 
@@ -497,7 +497,7 @@ def _topics(
     """Facts whose words the prompt says, with how surely: the share of the fact's own words
     (each weighed by its idf over the room's facts) the prompt has, raised by a cue. One word
     of a fact also counts when someone the prompt names was there when it was said ("send
-    Dr. Bello the impact numbers": the impact report she was told is due)."""
+    Dr. Achterberg the impact numbers": the impact report she was told is due)."""
     if not index.docs:
         return []
     terms = {

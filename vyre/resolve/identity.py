@@ -8,11 +8,11 @@ Rules (ADR 0007 §2):
   every claimant; the one in the room wins.
 - An org named without its org word ("Summit", "Keel & Ash") resolves to the one org in this
   room whose name it is the core or the first words of; otherwise it stands on its own.
-- A first name said with a cue that it is a person ("my brother Tomas": rule `person.first`)
+- A first name said with a cue that it is a person ("my brother Mateo": rule `person.first`)
   is a person of its own when no full name in the room starts with it.
-- A nickname stated beside a full name ("Oluwaseun Adeyemi (goes by Seun)") points at that
+- A nickname stated beside a full name ("Adaeze Nwosu (goes by Ada)") points at that
   full name, like its first name does.
-- An org's legal form is part of no key: "Tidewater Freight Ltd" and "Tidewater Freight" are
+- An org's legal form is part of no key: "Marlow Haulage Ltd" and "Marlow Haulage" are
   one org, labelled by the project when it names it, else by its fullest spelling.
 - A repo named without its owner ("the churn-model repo") is the one owner/name in the room
   with that name.

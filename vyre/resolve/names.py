@@ -32,7 +32,7 @@ def person_key(label: str) -> str:
 
 def org_key(label: str) -> str:
     """One key for every spelling of an org: case, accents, punctuation and the legal form
-    drop out ("Tidewater Freight Ltd" and "Tidewater Freight" are one org)."""
+    drop out ("Marlow Haulage Ltd" and "Marlow Haulage" are one org)."""
     words = label.split()
     cut = gazetteer.legal_suffix_len(words)
     if cut:
@@ -42,7 +42,7 @@ def org_key(label: str) -> str:
 
 
 def legal_form(label: str) -> bool:
-    """Whether a spelling carries its legal form ("Halcyon Health GmbH")."""
+    """Whether a spelling carries its legal form ("Lindqvist Pharma GmbH")."""
     return bool(gazetteer.legal_suffix_len(label.split()))
 
 
@@ -60,7 +60,7 @@ def org_forms(label: str) -> set[str]:
 
 def domain_cores(domain: str) -> set[str]:
     """What a domain can name, read against the public suffix list: harlow.law -> {harlow,
-    harlowlaw}; tidewater.co.uk -> {tidewater}; keelash.com -> {keelash, keelashcom}."""
+    harlowlaw}; marlow.co.uk -> {marlow}; keelash.com -> {keelash, keelashcom}."""
     reg = gazetteer.registered(domain)
     if reg is None:
         return set()

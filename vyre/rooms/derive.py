@@ -353,7 +353,7 @@ def _repo_for(claims: dict, remotes: list[Claim], org_id: str | None, out: _Writ
 def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
     """A domain is an org's when its name spells the org's name (harlow.law is Harlow Law,
     keelash.com is Keel & Ash Architects), or, failing that, the first word of exactly one
-    org in the room (halcyon.bike is Halcyon Cycles)."""
+    org in the room (fennel.bike is Fennel Cycles)."""
     orgs = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "org"]
     found = {}
     labels = {o.subject: out.ident.label(o.subject, o.subject.removeprefix("org:")) for o in orgs}
