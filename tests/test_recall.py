@@ -371,3 +371,28 @@ def test_the_daemon_serves_recall_and_keeps_every_room_for_the_owner(memory, vyr
             )
     finally:
         process.stop(vyre_home)
+
+
+def test_a_question_asking_when_prefers_the_turn_that_tells_a_time(root):
+    write(
+        root,
+        "/w/keel",
+        "s1",
+        "2026-09-01T10:00:00Z",
+        ("user", "The kiln was fired for the glaze tests, all of them passed."),
+        ("assistant", "Good to hear the glaze tests passed in the kiln."),
+        ("user", "For the record, the kiln was fired last Tuesday."),
+    )
+    with Memory() as m:
+        m.ingest(root)
+        assert found(m, "when was the kiln fired?", cwd="/w/keel")[0] == ("s1", 2)
+        assert found(m, "which glaze tests passed in the kiln?", cwd="/w/keel")[0] != ("s1", 2)
+
+
+def test_when_questions_and_turns_that_tell_a_time():
+    assert recall.asks_when("When did Melanie paint a sunrise?")
+    assert recall.asks_when("what day is the launch?")
+    assert not recall.asks_when("what did I say when the build broke?")
+    assert recall.tells_time("I painted it last year")
+    assert recall.tells_time("we met at 3pm") and recall.tells_time("due 2026-10-09")
+    assert not recall.tells_time("the may release is fine")

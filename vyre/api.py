@@ -262,7 +262,10 @@ class Memory:
 
     def room_for(self, cwd: str | None, session: str | None = None) -> str:
         """The room a Claude Code session reads: its project (by cwd or pick), else unfiled."""
-        projects = self.ledger.projects()
+        return self._room_of(cwd, session, self.ledger.projects())
+
+    @staticmethod
+    def _room_of(cwd: str | None, session: str | None, projects: list[dict]) -> str:
         if session:
             picked = sorted(p["slug"] for p in projects if session in p["picks"])
             home = room_for_cwd(cwd, projects)
@@ -354,6 +357,8 @@ class Memory:
         """The turns that best answer `query`, best first, from one room: `project`'s, or the
         room of `cwd` (and `session`, for its picks). `everywhere` reads every room, for the
         owner's own surfaces only: never a hook's, a model's or an agent's caller."""
+        from vyre.ask import recall as recall_search  # not loaded for commands that never ask
+
         if everywhere:
             if caller not in OWNER_CALLERS:
                 raise OwnerOnly(
@@ -361,16 +366,20 @@ class Memory:
                 )
             room = MAIN
         elif project:
-            room = self.check_room(project)
-            if room == MAIN:
+            if project == MAIN:
                 raise OwnerOnly("refused: name a project, or ask for every room explicitly")
+            known = recall_search.projects(self.ledger)
+            if project != UNFILED and not any(p["slug"] == project for p in known):
+                raise ProjectError(f"no project {project!r} (see `vyre project list`)")
+            room = project
         else:
-            room = self.room_for(cwd, session)
-        from vyre.ask import recall as recall_search
-
-        scope = recall_search.scope_for(room, self.ledger.projects())
+            room = self._room_of(cwd, session, recall_search.projects(self.ledger))
         return recall_search.search(
-            self.ledger, query, scope, limit=max(1, min(int(limit), 100)), now=now or config.now()
+            self.ledger,
+            query,
+            recall_search.scope_of(self.ledger, room),
+            limit=max(1, min(int(limit), 100)),
+            now=now or config.now(),
         )
 
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> Overview:

@@ -9,9 +9,10 @@ returns `Passage`s. How a question is ranked, each step measured (README "Recall
    index's own (Porter), so "painted" finds "painting".
 2. BM25 per word (FTS5's `bm25`), each word read on its own so the steps below can see which
    turn and which session matched which word.
-3. Neighbours. A turn is read beside the turns before and after it in its session: each lends
-   them half its score (the neighbouring-turns field), so a short reply ("yes, last Friday")
-   is found through the turn it answers.
+3. Neighbours. A turn is read beside the turns around it in its session: it lends half its
+   score to the turns before and after it and a quarter to those two away (the
+   neighbouring-turns field), so a short reply ("yes, last Friday") is found through the turn
+   it answers, and a fact told after an exchange through the exchange.
 4. Asking. A turn that asks something holds the question's words but not its answer: it keeps
    half its score and lends the whole of it to the turn after it, the answer.
 5. Who said it. A question in the first person ("my", "did I") is about the person's own
@@ -22,7 +23,11 @@ returns `Passage`s. How a question is ranked, each step measured (README "Recall
 7. Dates. A question that names a date or a period ("on 9 October 2022", "in June", "last
    week") favours sessions held then or in the week after (when people tell what they did).
 8. Fusion. The turn's score over the best turn's, plus the session's over the best session's
-   and the date's, weighted as below; ties go to the newer turn.
+   and the date's, weighted as below, for turns that matched a word themselves (a turn that is
+   a candidate only for its neighbours' words keeps what they lent it); ties go to the newer
+   turn.
+9. The kind of answer. A question asking when ("when did...", "what day...") is answered by
+   a turn that tells a time: among the best candidates, such a turn gains half the best score.
 
 Parameters are round numbers chosen on those principles (half, whole), not fitted. Where a
 word is so common that reading all its turns would be slow (a heavy home, a word in a
@@ -37,6 +42,7 @@ the room can never be returned).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from array import array
@@ -61,32 +67,39 @@ class Ranking:
     other_side: float = 0.5  # a first- or second-person question: the other speaker's turns
     session: float = 0.4  # the session's score, fused with the turn's
     dated: float = 0.5  # a session held in the period the question names
+    timed: float = 0.5  # a question asking when: a turn that tells a time
 
 
 RANKING = Ranking()
 ASKED = 0.5  # what a turn that asks keeps: it holds the question's words, not the answer
 ANSWER = 1.0  # what it lends the turn after it, the answer
+WINDOW = 3  # the kind of answer is checked on the best limit x WINDOW turns
+LENDS = 0.25  # a turn lends to its neighbours when it matched a quarter as well as the best
 TOLD_WITHIN = timedelta(days=7)  # how long after a period its events are still told
 PER_WORD = 500  # the most turns read for one word (its newest in the room)
 K1, B = 1.2, 0.75  # BM25's usual saturation and length norm
 QUOTE_CHARS = 300
 
 _WORD = re.compile(r"[^\W_]+")
+_PLACE_BITS = index.SESSION_SHIFT - index.PLACE_SHIFT  # a place is session << bits | at
+_AT = (1 << _PLACE_BITS) - 1
 
-# Question words and the words every sentence has (English function words). Dropping them
-# leaves what the question is about.
+# Words that say nothing about what is asked: NLTK's English stop words (the usual list),
+# the question words and modal verbs it leaves out, and the verbs a question about talk uses
+# for the talking itself ("what did you say about..."). Dropping them leaves the content.
 STOP = frozenset(
     """
-    what whats when where which who whom whose why how
-    a an the and or but nor not no yes so than too very also just only even ever
-    of to in on at by for with from about into onto over under up down out off than
-    again further then once here there all any both each few more most other some such
-    own same can could would should will shall may might must do does did doing done
-    is are was were be been being am has have had having isn wasn weren aren don doesn didn
-    i me my mine myself we us our ours ourselves you your yours yourself yourselves
-    he him his himself she her hers herself it its itself they them their theirs themselves
-    this that these those s t d ll m re ve let lets get got
-    tell said say says
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+    she her hers herself it its itself they them their theirs themselves what which who whom
+    this that these those am is are was were be been being have has had having do does did
+    doing a an the and but if or because as until while of at by for with about against
+    between into through during before after above below to from up down in out on off over
+    under again further then once here there when where why how all any both each few more
+    most other some such no nor not only own same so than too very s t can will just don
+    should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn
+    needn shan shouldn wasn weren won wouldn
+    whose whats us mine yes also even ever onto would could might must shall may
+    get got let lets done tell said say says
     """.split()
 )
 _FIRST = frozenset({"i", "me", "my", "mine", "myself"})
@@ -162,6 +175,36 @@ def words(question: str, *, stop: bool = True) -> list[str]:
     return out
 
 
+_WHEN = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay)\W+)?(?:when\b|since when\b|how long ago\b"
+    r"|what (?:day|date|month|year|time|week)\b|which (?:day|date|month|year|week)\b)",
+    re.I,
+)
+_TIME_WORDS = (
+    "yesterday today tonight tomorrow ago recently lately weekend morning afternoon evening "
+    "night noon midnight summer winter spring autumn fall week weeks month months year years "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "june july august september october november december jan feb mar apr jun jul aug sep "
+    "sept oct nov dec"
+)
+_TIME_SET = frozenset(_TIME_WORDS.split())
+_TIME_FORMS = re.compile(
+    r"\b(?:(?:19|20)\d\d|\d{1,2}:\d\d|\d{1,2}\s*(?:am|pm)|\d{1,2}/\d{1,2})\b", re.I
+)
+
+
+def tells_time(text: str) -> bool:
+    """A turn that tells a time: a date, a day, a time of day, "last week", "two years ago"."""
+    if not _TIME_SET.isdisjoint(_WORD.findall(text.lower())):
+        return True
+    return bool(_TIME_FORMS.search(text))
+
+
+def asks_when(question: str) -> bool:
+    """A question whose answer is a time ("when did...", "what day...")."""
+    return bool(_WHEN.search(question))
+
+
 def speaker(question: str) -> str | None:
     """`person` for a question in the first person, `agent` for one in the second."""
     found = set(_WORD.findall(question.lower()))
@@ -211,9 +254,14 @@ class Period:
         return self.start <= day <= self.end + TOLD_WITHIN
 
 
+_MAYBE_PERIOD = re.compile(rf"\d|{_M}|yesterday|today|last|this|past|ago", re.I)
+
+
 def period(question: str, now: datetime | None) -> Period | None:
     """The date or period a question names, if any (relative ones against `now`)."""
     q = question.lower()
+    if not _MAYBE_PERIOD.search(q):
+        return None
     m = _DAY_MONTH_YEAR.search(q)
     day = m and _date(int(m.group(3)), _month(m.group(2)), int(m.group(1)))
     if not day:
@@ -293,7 +341,7 @@ def _relative(which: str, unit: str, today: date) -> Period:
 class _Room:
     members: frozenset[int]  # session numbers
     docs: int  # documents (N)
-    words: float  # their mean length in words
+    norm: dict[int, float]  # place -> BM25's saturation over length norm, (k1+1)/(1+k1(..))
 
 
 @dataclass
@@ -301,8 +349,11 @@ class _Known:
     """What ranking needs of each indexed session, by its number: its id, day, rooms and its
     documents' lengths. Kept per ledger and refreshed from the sessions that changed."""
 
+    seen: tuple = ()  # (data_version, total_changes) when last checked: unchanged, all holds
     mark: int = -1
     projects: str = ""
+    project_list: list[dict] = field(default_factory=list)
+    scopes: dict[str, Scope] = field(default_factory=dict)
     ids: dict[int, str] = field(default_factory=dict)
     days: dict[int, date] = field(default_factory=dict)
     lengths: dict[int, array] = field(default_factory=dict)
@@ -316,20 +367,57 @@ class _Known:
             else:
                 members = frozenset(n for n, held in self.rooms_of.items() if name in held)
             docs = sum(len(self.lengths[n]) for n in members)
-            words = sum(sum(self.lengths[n]) for n in members)
-            self.rooms[name] = _Room(members, docs, words / docs if docs else 1.0)
+            mean = sum(sum(self.lengths[n]) for n in members) / docs if docs else 1.0
+            # a word counts once in a turn (turns are short): BM25 at tf = 1 for each length
+            base, slope = 1 + K1 * (1 - B), K1 * B / mean
+            norm = {
+                (n << _PLACE_BITS) | at: (K1 + 1) / (base + slope * words)
+                for n in members
+                for at, words in enumerate(self.lengths[n])
+            }
+            self.rooms[name] = _Room(members, docs, norm)
         return self.rooms[name]
 
 
 _known: dict[str, _Known] = {}
 
 
-def _refresh(ledger: Ledger, projects: list[dict]) -> _Known:
+def _state(ledger: Ledger) -> _Known:
+    """What search knows of this ledger, brought up to date when anything was written to it
+    (by this connection or another) since it last looked; otherwise as it was, at no cost."""
     known = _known.setdefault(str(ledger.path), _Known())
+    if known.seen == _seen(ledger):
+        return known
+    ledger.catch_up_search()
+    projects = ledger.projects()
+    _refresh(ledger, known, projects)
+    known.seen = _seen(ledger)
+    return known
+
+
+def _seen(ledger: Ledger) -> tuple[int, int]:
+    version = ledger.db.execute("PRAGMA data_version").fetchone()[0]
+    return version, ledger.db.total_changes
+
+
+def projects(ledger: Ledger) -> list[dict]:
+    """The ledger's projects, as recall last read them (read again after any write)."""
+    return _state(ledger).project_list
+
+
+def scope_of(ledger: Ledger, room: str) -> Scope:
+    """`scope_for(room, projects)`, kept until the projects change."""
+    known = _state(ledger)
+    if room not in known.scopes:
+        known.scopes[room] = scope_for(room, known.project_list)
+    return known.scopes[room]
+
+
+def _refresh(ledger: Ledger, known: _Known, projects: list[dict]) -> None:
     mark = int(index.generation(ledger.db))
     shape = repr(projects)
     if mark == known.mark and shape == known.projects:
-        return known
+        return
     rows = ledger.db.execute(
         "SELECT r.no, r.session, s.cwd, s.first_ts FROM recall_sessions r "
         "LEFT JOIN sessions s ON s.id = r.session WHERE r.changed > ?",
@@ -359,16 +447,15 @@ def _refresh(ledger: Ledger, projects: list[dict]) -> _Known:
     )
     for no, session, _, _ in rows:
         known.rooms_of[no] = placed[session]
-    known.mark, known.projects = mark, shape
+    if shape != known.projects:
+        known.scopes.clear()
+    known.mark, known.projects, known.project_list = mark, shape, projects
     known.rooms.clear()
-    return known
 
 
 # -- searching ---------------------------------------------------------------------------------
 
 _SQL = "SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
-_PLACE_BITS = index.SESSION_SHIFT - index.PLACE_SHIFT
-_AT = (1 << _PLACE_BITS) - 1
 
 
 def search(
@@ -381,71 +468,93 @@ def search(
     ranking: Ranking = RANKING,
 ) -> list[Passage]:
     """The turns of `scope` that best answer `question`, best first (at most `limit`)."""
-    ledger.catch_up_search()
-    known = _refresh(ledger, ledger.projects())
+    known = _state(ledger)
     room = known.room(scope.room)
     wanted = words(question, stop=ranking.stop_words)
     if not wanted or not room.docs:
         return []
     clause = f" AND ({scope.expression})" if scope.expression else ""
     lengths = known.lengths
-    norm = K1 * B / room.words
-    base = K1 * (1 - B)
+    norm = room.norm
     # 2. BM25 per word (a word counts once in a turn: turns are short): place -> score
     own: dict[int, float] = defaultdict(float)
     flags: dict[int, int] = {}
     per_session: list[dict[int, int]] = []
+    shift, place_shift = index.SESSION_SHIFT, index.PLACE_SHIFT
     for word in wanted:
         rows = ledger.db.execute(_SQL, (f'text:"{word}"{clause}', PER_WORD)).fetchall()
         if not rows:
             continue
-        idf = _idf(room.docs, _df(rows, room, lengths)) * (K1 + 1)
+        idf = _idf(room.docs, _df(rows, room, lengths))
         counts: dict[int, int] = defaultdict(int)
         for (rowid,) in rows:
-            no = rowid >> index.SESSION_SHIFT
-            place = rowid >> index.PLACE_SHIFT
-            own[place] += idf / (1 + base + norm * lengths[no][place & _AT])
+            counts[rowid >> shift] += 1
+            place = rowid >> place_shift
+            own[place] += idf * norm[place]
             flags[place] = rowid & 3
-            counts[no] += 1
         per_session.append(counts)
     if not own:
         return []
     # 3-4. neighbours and answers
+    near = ranking.neighbour
+    far = near * near  # two turns away: half of half
+    asking = ranking.asking
     turn: dict[int, float] = defaultdict(float)
+    floor = max(own.values()) * LENDS
     for place, score in own.items():
-        if ranking.asking and flags[place] & 1:  # it asks: the next turn answers
+        if score < floor:  # a weak match lends nothing: what it would lend is noise
+            turn[place] += score * (ASKED if asking and flags[place] & 1 else 1.0)
+            continue
+        if asking and flags[place] & 1:  # it asks: the next turn answers
             turn[place] += score * ASKED
             turn[place + 1] += score * ANSWER
         else:
             turn[place] += score
-            turn[place + 1] += score * ranking.neighbour
-        turn[place - 1] += score * ranking.neighbour
-    for place in [p for p in turn if p not in own]:  # past either end of its session
-        if (place & _AT) >= len(lengths.get(place >> _PLACE_BITS, ())):
-            del turn[place]
-    # 5. who said it
-    side = speaker(question)
-    if side is not None and ranking.other_side < 1:
-        _other_side(ledger, turn, flags, side, ranking.other_side)
-    # 6. the session, as one document
+            turn[place + 1] += score * near
+        turn[place - 1] += score * near
+        turn[place + 2] += score * far
+        turn[place - 2] += score * far
+    # 6-7. the session, as one document, and the dates: a bonus per session, given to the
+    # turns that matched a word themselves (not to one here only for its neighbours' words)
     session_score = _session_scores(per_session, len(room.members))
-    # 7. dates
-    when = period(question, now) if ranking.dated else None
-    days = known.days
-    dated = {n for n in room.members if n in days and when.holds(days[n])} if when else set()
-    # 8. fusion
-    best_turn = max(turn.values())
     best_session = max(session_score.values())
+    bonus = {no: ranking.session * v / best_session for no, v in session_score.items()}
+    when = period(question, now) if ranking.dated else None
+    if when:
+        for no in room.members:
+            day = known.days.get(no)
+            if day and when.holds(day):
+                bonus[no] = bonus.get(no, 0.0) + ranking.dated
+    # 8. fusion
+    inv = 1.0 / max(turn.values())
+    take = bonus.get
     fused = {
-        place: score / best_turn
-        + ranking.session * session_score.get(place >> _PLACE_BITS, 0.0) / best_session
-        + (ranking.dated if (place >> _PLACE_BITS) in dated else 0.0)
+        place: score * inv + (take(place >> _PLACE_BITS, 0.0) if place in own else 0.0)
         for place, score in turn.items()
     }
-    ranked = sorted(fused, key=lambda p: (-fused[p], -p))
-    # the room once more: no turn outside it is ever returned
-    ranked = [p for p in ranked[: limit * 2] if (p >> _PLACE_BITS) in room.members][:limit]
-    return _passages(ledger, ranked, fused, wanted)
+    best = heapq.nlargest(limit * WINDOW * 2, fused, key=fused.__getitem__)
+    # the room once more (no turn outside it is ever returned), and no neighbour past either
+    # end of its session
+    window = [
+        place
+        for place in best
+        if (place >> _PLACE_BITS) in room.members
+        and (place & _AT) < len(lengths.get(place >> _PLACE_BITS, ()))
+    ]
+    # 5. who said it: the other speaker's turns count half
+    side = speaker(question)
+    if side is not None and ranking.other_side < 1:
+        _other_side(ledger, window, fused, flags, side, ranking.other_side)
+        window.sort(key=lambda p: (fused[p], p), reverse=True)
+    window = window[: limit * WINDOW]
+    rows = _rows(ledger, window, flags)
+    # 9. the kind of answer: a question asking when is answered by a turn that tells a time
+    if ranking.timed and asks_when(question):
+        for place in window:
+            if place in rows and tells_time(rows[place][4]):
+                fused[place] += ranking.timed
+        window.sort(key=lambda p: (fused[p], p), reverse=True)
+    return _passages(window[:limit], rows, fused, wanted)
 
 
 def _idf(docs: int, df: float) -> float:
@@ -463,19 +572,24 @@ def _df(rows: list[tuple[int]], room: _Room, lengths: dict[int, array]) -> float
 
 
 def _other_side(
-    ledger: Ledger, turn: dict[int, float], flags: dict[int, int], side: str, weight: float
+    ledger: Ledger,
+    window: list[int],
+    fused: dict[int, float],
+    flags: dict[int, int],
+    side: str,
+    weight: float,
 ) -> None:
-    """Halve the scores of turns the other speaker said (neighbours' flags looked up)."""
-    unknown = [p for p in turn if p not in flags]
-    for lo in range(0, len(unknown), 200):
-        ids = _rowids(unknown[lo : lo + 200])
+    """Lower the scores of the turns the other speaker said (neighbours' flags looked up)."""
+    unknown = [p for p in window if p not in flags]
+    if unknown:
+        ids = _rowids(unknown)
         marks = ",".join("?" * len(ids))
         for (rowid,) in ledger.db.execute(f"SELECT id FROM recall_docs WHERE id IN ({marks})", ids):
             flags[rowid >> index.PLACE_SHIFT] = rowid & 3
     person = side == "person"
-    for place in turn:
+    for place in window:
         if bool(flags.get(place, 0) & 2) != person:
-            turn[place] *= weight
+            fused[place] *= weight
 
 
 def _rowids(places: list[int]) -> list[int]:
@@ -494,14 +608,14 @@ def _session_scores(per_session: list[dict[int, int]], sessions: int) -> dict[in
     return out
 
 
-def _passages(
-    ledger: Ledger, ranked: list[int], fused: dict[int, float], wanted: list[str]
-) -> list[Passage]:
-    if not ranked:
-        return []
-    ids = _rowids(ranked)
+def _rows(ledger: Ledger, places: list[int], flags: dict[int, int]) -> dict[int, tuple]:
+    """(session, seq, role, by, text, ts) of the documents at these places."""
+    if not places:
+        return {}
+    known = [(p << index.PLACE_SHIFT) | flags[p] for p in places if p in flags]
+    ids = known + _rowids([p for p in places if p not in flags])
     marks = ",".join("?" * len(ids))
-    rows = {
+    return {
         rowid >> index.PLACE_SHIFT: (session, seq, role, by, text, ts)
         for rowid, session, seq, role, by, text, ts in ledger.db.execute(
             "SELECT d.id, t.session, t.seq, t.role, t.by, t.text, t.ts FROM recall_docs d "
@@ -509,13 +623,18 @@ def _passages(
             ids,
         )
     }
+
+
+def _passages(
+    ranked: list[int], rows: dict[int, tuple], fused: dict[int, float], wanted: list[str]
+) -> list[Passage]:
     out = []
     for place in ranked:
         if place not in rows:
             continue
         session, seq, role, by, text, ts = rows[place]
         out.append(
-            Passage(
+            Passage.model_construct(  # the values are ours and of the right types
                 session=session,
                 seq=seq,
                 role=role,

@@ -307,7 +307,7 @@ def recall_eval(
         if locomo:
             _print_locomo(out["locomo"], scorer)
         if world:
-            _print_world(out["world"], world)
+            _print_world(out["world"], world, scorer)
     if check and problems:
         for p in problems:
             click.echo(f"FAIL {p}", err=True)
@@ -327,24 +327,39 @@ def _print_locomo(result: dict, scorer: Any) -> None:  # scorer: the LoCoMo modu
     click.echo(f"  target (overall, no model): {t['recall@5']:.2f} / {t['recall@10']:.2f}")
     lat = result["latency_ms"]
     click.echo(f"  latency p50 {lat['p50']:.3f} ms  p95 {lat['p95']:.3f} ms (in process)")
-    for name, cats in result.get("ablations", {}).items():
-        o, full = cats["overall"], result["categories"]["overall"]
-        click.echo(
-            f"  {name:<32} {o['recall@5']:.3f} / {o['recall@10']:.3f}  "
-            f"(full {full['recall@5'] - o['recall@5']:+.3f} / "
-            f"{full['recall@10'] - o['recall@10']:+.3f})"
+    _print_steps(
+        {name: cats["overall"] for name, cats in result.get("ablations", {}).items()},
+        result["categories"]["overall"],
+        scorer,
+        ("recall@5", "recall@10"),
+    )
+
+
+def _print_steps(rows: dict, full: dict, scorer, metrics: tuple[str, ...]) -> None:
+    """The ladder (each step's gain over the row above) and each step turned off (its loss)."""
+    if not rows:
+        return
+    before = None
+    for name in scorer.LADDER:
+        row = rows[name]
+        gain = (
+            ""
+            if before is None
+            else "  " + " / ".join(f"{row[m] - before[m]:+.3f}" for m in metrics)
         )
+        click.echo(f"  {name:<38} " + " / ".join(f"{row[m]:.3f}" for m in metrics) + gain)
+        before = row
+    for name in scorer.ABLATIONS:
+        row = rows[name]
+        loss = " / ".join(f"{row[m] - full[m]:+.3f}" for m in metrics)
+        click.echo(f"  {name:<38} " + " / ".join(f"{row[m]:.3f}" for m in metrics) + f"  {loss}")
 
 
-def _print_world(result: dict, world: Path) -> None:
+def _print_world(result: dict, world: Path, scorer) -> None:
     click.echo(f"world {world} ({result['n']} answerable ask questions with sources)")
     click.echo(
         f"  source session hit@5 {result['hit@5']:.3f}  hit@10 {result['hit@10']:.3f}  "
         f"answer turn @5 {result['answer@5']:.3f}  @10 {result['answer@10']:.3f}  "
         f"leakage {result['leakage']}"
     )
-    for name, r in result.get("ablations", {}).items():
-        click.echo(
-            f"  {name:<32} hit@5 {r['hit@5']:.3f}  answer@5 {r['answer@5']:.3f}  "
-            f"answer@10 {r['answer@10']:.3f}"
-        )
+    _print_steps(result.get("ablations", {}), result, scorer, ("hit@5", "answer@5", "answer@10"))

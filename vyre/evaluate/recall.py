@@ -24,12 +24,13 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from vyre.api import Memory
 from vyre.ask import recall as recall_search
-from vyre.ask.recall import Ranking
+from vyre.ask.recall import RANKING, Ranking
 from vyre.errors import WorldError
 from vyre.models import Passage
 
@@ -50,18 +51,37 @@ BM25 = {
 TARGET = {"recall@5": 0.66, "recall@10": 0.75}
 
 
-# Each step of the ranking turned off on its own (what it adds is the full figure less this),
-# and all of them off: BM25 over stemmed words with the stop list, the index's plain ranking.
-ABLATIONS = {
-    "no stop list": Ranking(stop_words=False),
-    "no neighbours": Ranking(neighbour=0.0),
-    "no asking": Ranking(asking=False),
-    "no who-said-it": Ranking(other_side=1.0),
-    "no session score": Ranking(session=0.0),
-    "no dates": Ranking(dated=0.0),
-    "BM25 (stemmed, stop list) only": Ranking(
-        neighbour=0.0, asking=False, other_side=1.0, session=0.0, dated=0.0
+# What each step adds: the ranking built up one step at a time (each row has the steps above
+# it), then each step turned off on its own from the full ranking.
+_NONE = Ranking(
+    stop_words=False,
+    neighbour=0.0,
+    asking=False,
+    other_side=1.0,
+    session=0.0,
+    dated=0.0,
+    timed=0.0,
+)
+LADDER = {
+    "BM25 (stemmed words, OR-ed)": _NONE,
+    "+ stop and question words dropped": replace(_NONE, stop_words=True),
+    "+ neighbouring turns": replace(_NONE, stop_words=True, neighbour=0.5),
+    "+ asking turns lend to answers": replace(_NONE, stop_words=True, neighbour=0.5, asking=True),
+    "+ session score": replace(_NONE, stop_words=True, neighbour=0.5, asking=True, session=0.4),
+    "+ session dates": replace(
+        _NONE, stop_words=True, neighbour=0.5, asking=True, session=0.4, dated=0.5
     ),
+    "+ when: a turn that tells a time": replace(RANKING, other_side=1.0),
+    "+ who said it (the full ranking)": RANKING,
+}
+ABLATIONS = {
+    "without the stop list": replace(RANKING, stop_words=False),
+    "without neighbours": replace(RANKING, neighbour=0.0),
+    "without asking": replace(RANKING, asking=False),
+    "without the session score": replace(RANKING, session=0.0),
+    "without dates": replace(RANKING, dated=0.0),
+    "without when/time": replace(RANKING, timed=0.0),
+    "without who said it": replace(RANKING, other_side=1.0),
 }
 
 
@@ -90,7 +110,7 @@ def locomo(folder: Path, *, ablations: bool = False) -> dict:
             if ablations:
                 result["ablations"] = {
                     name: _score_locomo(memory, questions, asked_at, ranking)["categories"]
-                    for name, ranking in ABLATIONS.items()
+                    for name, ranking in {**LADDER, **ABLATIONS}.items()
                 }
             return result
 
@@ -219,7 +239,7 @@ def world(folder: Path, *, ablations: bool = False) -> dict:
         if ablations:
             result["ablations"] = {
                 name: _score_world(memory, asks, now, ranking)
-                for name, ranking in ABLATIONS.items()
+                for name, ranking in {**LADDER, **ABLATIONS}.items()
             }
         return result
 
