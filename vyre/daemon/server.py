@@ -53,8 +53,6 @@ RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are rea
 # Every MemoryAPI method, with whether it is owner-only: the Protocol is the one list.
 OPERATIONS = operations()
 
-# Reads whose answer depends on who asks (recall reads every room for the owner only).
-
 
 def peer_uid(conn: socket.socket) -> int:
     """The user id of the process at the other end of a Unix socket (SO_PEERCRED)."""
