@@ -81,8 +81,10 @@ def ingest(
         done, size = 0, 0
         with ledger.transaction() as db:
             last = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
+            known = _states(db, pending[:BATCH_FILES])
             while pending and done < BATCH_FILES and size < BATCH_BYTES:
-                size += _ingest_file(db, pending.pop(0), real, extract, report)
+                path = pending.pop(0)
+                size += _ingest_file(db, path, known.get(str(path)), real, extract, report)
                 done += 1
             ledger.index_turns(db, after=last)
         if progress:
@@ -119,7 +121,12 @@ _ALIAS = _State("", "")  # this path names a file already read under another pat
 
 
 def _ingest_file(
-    db: sqlite3.Connection, path: Path, root: Path, extract: Extractor, report: IngestReport
+    db: sqlite3.Connection,
+    path: Path,
+    known: _State | None,
+    root: Path,
+    extract: Extractor,
+    report: IngestReport,
 ) -> int:
     """Read one file's new lines into the open transaction; returns the bytes read."""
     key = str(path)
@@ -128,7 +135,7 @@ def _ingest_file(
             st = os.fstat(f.fileno())
             size = st.st_size
             head = f.read(HEAD_BYTES)
-            state = _state(db, "path = ?", key) or _same_file(db, path, root, st, head)
+            state = known or _same_file(db, path, root, st, head)
             if state is _ALIAS:
                 report.aliases += 1
                 return 0
@@ -236,6 +243,15 @@ def _read_new(
     return len(data)
 
 
+def _states(db: sqlite3.Connection, paths: list[Path]) -> dict[str, _State]:
+    """The rows of these files, read in the open transaction (one query for a batch)."""
+    keys = [str(p) for p in paths]
+    rows = db.execute(
+        f"SELECT {_STATE} FROM files WHERE path IN ({','.join('?' * len(keys))})", keys
+    )
+    return {row[0]: _State(*row) for row in rows}
+
+
 def _state(db: sqlite3.Connection, where: str, *args: object) -> _State | None:
     row = db.execute(f"SELECT {_STATE} FROM files WHERE {where}", args).fetchone()
     return _State(*row) if row else None
@@ -251,9 +267,10 @@ def _same_file(
     found = _state(db, "dev = ? AND ino = ?", st.st_dev, st.st_ino)
     if found is None:
         stem = session_key(path)[0]
+        # the stem, or the stem with a path's hash (`stem~1a2b3c4d`): two index ranges
         for row in db.execute(
-            f"SELECT {_STATE} FROM files WHERE session = ? OR session LIKE ? ESCAPE '\\'",
-            (stem, _like_prefix(stem) + "~%"),
+            f"SELECT {_STATE} FROM files WHERE session = ? OR (session > ? AND session < ?)",
+            (stem, stem + "~", stem + "\x7f"),
         ).fetchall():
             candidate = _State(*row)
             if candidate.head and _digest(head[: candidate.head_len]) == candidate.head:
@@ -277,10 +294,6 @@ def _is_transcript(path: Path) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _note_identity(db: sqlite3.Connection, f: BinaryIO, state: _State, st: os.stat_result) -> None:
