@@ -108,7 +108,7 @@ class Daemon:
         presence.SERVES_OTHERS = True  # judge each peer, not the environment we started in
         try:
             self.memory = Memory(self.home, owner=True)
-            self.memory.learn.check_snapshot()  # a snapshot changed behind Vyre: tampered
+            self.memory.learn.verify_snapshot()  # a snapshot changed behind Vyre: tampered
             self.memory.learn.prune()  # per-call rows are kept 7 days
             if self.root.is_dir():
                 self._ingest(None)  # a failure here is retried by the watcher, not fatal
@@ -234,6 +234,8 @@ class Daemon:
             }
 
     def _dispatch(self, op: str, args: dict, caller: str) -> Any:
+        if op != "ping":
+            self._verify_snapshot()
         if op == "ping":
             return {
                 "pid": os.getpid(),
@@ -329,9 +331,23 @@ class Daemon:
 
     # -- watching ---------------------------------------------------------------------------
 
+    def _verify_snapshot(self) -> None:
+        """A lessons snapshot changed behind Vyre is a `tampered` signal and is rewritten,
+        whenever the daemon is asked or looks (a stat; the file is hashed only when it moved)."""
+        learn = self.live.learn
+        if learn.snapshot_unmoved() or not self.lock.acquire(timeout=HOOK_WAIT_S):
+            return  # a busy store: the next request or tick looks again
+        try:
+            learn.verify_snapshot()
+        except Exception as exc:  # never the end of a request or of the daemon
+            self._note_error(exc)
+        finally:
+            self.lock.release()
+
     def _watch(self) -> None:
         watcher = Watcher(self.root)
         while not self.stop.wait(self.poll):
+            self._verify_snapshot()
             changed = watcher.changes()
             due = time.monotonic() >= self._retry_at
             if self._retry_all and due:

@@ -88,7 +88,8 @@ def brief(memory: Memory, cwd: str | None = None, session: str | None = None) ->
     room_left = BRIEF_CHARS - len(ASK_LINE) - 1
     if len(head) > room_left:
         head = head[: room_left - 1].rstrip() + "…"
-    return f"{head}\n{ASK_LINE}" if head else ASK_LINE
+    broken = memory.learn.broken_lines(cwd, now=config.now())  # waiting a check out shows
+    return "\n".join(x for x in (*broken, head, ASK_LINE) if x)
 
 
 def record(

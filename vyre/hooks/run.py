@@ -68,28 +68,39 @@ def handle(event: str, payload: dict) -> dict | None:
 
     # one round trip (or one spooled write) carries the tool event and the loop's own rows
     answer = None
-    tool_event = event_row(event, payload, session)
+    words = _words(event, payload)  # the command is parsed once for both rows
+    tool_event = event_row(event, payload, session, words)
+    key = tool_event["key"]  # the loop's rows and the tool event are one event, one key
     if event == "PreToolUse":
         answer, row = learn.pre_tool(payload, session)
-        learn.record([_keyed(row, payload)], tool_event=tool_event)
+        learn.record([_keyed(row, tool_event, words)], tool_event=tool_event)
     elif event in ("PostToolUse", "PostToolUseFailure"):
         row = learn.post_tool(payload, session, 1 if event == "PostToolUse" else 0)
-        learn.record([_keyed(row, payload)], tool_event=tool_event)
+        learn.record([_keyed(row, tool_event, words)], tool_event=tool_event)
     elif event == "Stop":
         answer, rows = learn.stop(payload, session)
+        for n, row in enumerate(rows):
+            row["event_key"] = f"{key}:{n}"
         learn.record(rows, tool_event=tool_event, direct=True)
     else:
         record(event, payload, session)
     return answer  # no decision means Claude Code asks as it always does
 
 
-def _keyed(row: dict, payload: dict) -> dict:
-    """The call's shape fingerprint, so repeats of one kind of call can be counted."""
-    try:
-        row["key"] = shape(str(payload.get("tool_name") or ""), payload.get("tool_input"))
-    except Exception:  # a row without a key is still a row
-        row["key"] = None
+def _keyed(row: dict, tool_event: dict, words: str | None) -> dict:
+    """The call's shape (its fingerprint, so repeats of one kind of call are counted, and its
+    words, so a shape turned down again and again can become a check) and the event's key."""
+    row["event_key"] = tool_event["key"]
+    row["key"], row["shape"] = tool_event["shape"], words
     return row
+
+
+def _words(event: str, payload: dict) -> str | None:
+    tool = _text(payload.get("tool_name")) if event in TOOL_EVENTS else None
+    try:
+        return shape_words(tool, payload.get("tool_input")) if tool else None
+    except Exception:  # a row without a shape is still a row
+        return None
 
 
 def _learn_prompt(prompt: str, cwd: str | None, session: str | None) -> str:
@@ -135,16 +146,20 @@ def _context(event: str, op: str, args: dict) -> dict | None:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def event_row(event: str, payload: dict, session: str | None) -> dict:
+def event_row(
+    event: str, payload: dict, session: str | None, words: str | None = None
+) -> dict:
     """The `tool_events` row for one hook event: tool, shape fingerprint, success, time."""
     from vyre.learn.hook import now_text  # `time`, not `datetime`: this is the tool hooks' path
 
     tool = _text(payload.get("tool_name")) if event in TOOL_EVENTS else None
+    if words is None:
+        words = _words(event, payload)
     return {
         "event": event,
         "session": session,
         "tool": tool,
-        "shape": shape(tool, payload.get("tool_input")) if tool else None,
+        "shape": _fingerprint(tool, words) if tool and words is not None else None,
         "ok": {"PostToolUse": 1, "PostToolUseFailure": 0}.get(event),
         "ts": now_text(),
         "key": event_key(event, session, payload),
@@ -175,11 +190,14 @@ def record(event: str, payload: dict, session: str | None) -> None:
 
 
 def shape(tool: str, tool_input: object) -> str:
-    """A fingerprint of what kind of call this was: program and subcommand for a shell
-    command ("git push"), the file kind for file tools. Hashed: no paths, no arguments.
-    The command is read by the learning loop's shell parser (no `shlex`, so no `re`)."""
-    import _blake2
+    """A fingerprint of what kind of call this was (see `shape_words`), hashed."""
+    return _fingerprint(tool, shape_words(tool, tool_input))
 
+
+def shape_words(tool: str, tool_input: object) -> str:
+    """What kind of call this was, in words: program and subcommand for a shell command
+    ("git push"), the file kind for file tools (".py"), nothing for other tools. No paths,
+    no arguments. Read by the learning loop's shell parser (no `shlex`, so no `re`)."""
     data = tool_input if isinstance(tool_input, dict) else {}
     if tool == "Bash":
         from vyre.learn.shell import parse
@@ -188,11 +206,15 @@ def shape(tool: str, tool_input: object) -> str:
         words = [w.text for w in commands[0].argv] if commands else []  # VAR=x already gone
         program = os.path.basename(words[0]) if words else ""
         sub = words[1] if len(words) > 1 and words[1].isalpha() else ""
-        kind = f"{program} {sub}".strip()
-    else:
-        path = str(data.get("file_path") or data.get("path") or "")
-        kind = os.path.splitext(path)[1].lower()
-    return _blake2.blake2b(f"{tool}:{kind}".encode(), digest_size=6).hexdigest()
+        return f"{program} {sub}".strip()
+    path = str(data.get("file_path") or data.get("path") or "")
+    return os.path.splitext(path)[1].lower()
+
+
+def _fingerprint(tool: str, words: str) -> str:
+    import _blake2
+
+    return _blake2.blake2b(f"{tool}:{words}".encode(), digest_size=6).hexdigest()
 
 
 def _text(value: object) -> str | None:

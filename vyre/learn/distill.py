@@ -412,6 +412,11 @@ def _restore_quotes(text: str) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: _PROTECT[int(m.group(1))], text)
 
 
+def explicit_scope(sentence: str) -> str | None:
+    """The scope the sentence's own words give ("in this repo", "everywhere"), or None."""
+    return _scope(sentence)
+
+
 def _scope(sentence: str) -> str | None:
     if _SCOPE_ALL.search(sentence):
         return "all"

@@ -20,6 +20,7 @@ import os
 from vyre.learn import checks, judge
 from vyre.learn.checks import Call
 
+TESTS = {"class": "test"}
 JUDGE_TIMEOUT_S = 2.0  # well inside Claude Code's hook timeout: past it, deny
 _BUSY_MS = 200
 
@@ -104,6 +105,8 @@ def post_tool(payload: dict, session: str | None, ok: int) -> dict:
             changed.append("*")
         row["ran"] = _ids(ran)
         row["changed"] = _ids(changed)
+        if checks.runs(TESTS, call):
+            row["test"] = 1
         path = _file_path(call)
         if path and ok:
             row["path"], row["after_hash"] = path, file_hash(path)
@@ -347,6 +350,9 @@ COLUMNS = (
     "path",
     "before_hash",
     "after_hash",
+    "shape",
+    "test",
+    "event_key",
 )
 
 
@@ -375,11 +381,14 @@ def write_rows(path: str, rows: list[dict], db=None) -> None:
                 values = [r.get(c) for c in COLUMNS]
                 values[COLUMNS.index("ran")] = r.get("ran") or ""
                 values[COLUMNS.index("changed")] = r.get("changed") or ""
-                db.execute(
+                cur = db.execute(
                     f"INSERT INTO learn_commands ({', '.join(COLUMNS)}, turn) "
-                    f"VALUES ({', '.join('?' * len(COLUMNS))}, ?)",
+                    f"VALUES ({', '.join('?' * len(COLUMNS))}, ?) "
+                    "ON CONFLICT (event_key) WHERE event_key IS NOT NULL DO NOTHING",
                     (*values, turn),
                 )
+                if cur.rowcount != 1:
+                    continue  # this event is stored already (sent twice): counted once
                 if r.get("decision") in ("deny", "ask", "sendback", "broken", "remind") and r.get(
                     "lesson"
                 ):

@@ -28,6 +28,7 @@ class Lesson(BaseModel):
     retired: datetime | None = None
     first_signal: datetime | None = None
     demotion: str | None = None
+    note: str | None = None  # why it has this scope or origin ("seen in 2 projects, ...")
     enforced: str = ""
 
 

@@ -1,6 +1,8 @@
 """The prompt hook's learning work when no daemon runs: in this process, and only when the
 prompt could matter (a rule's cue words, or a proposal waiting for this thread's reply).
-Everything else costs one small ledger write (the turn count)."""
+A prompt after a failed call or a call Claude Code never ran takes the full path too: the
+loop reads behaviour from those (ADR §7). Everything else costs one small ledger write (the
+turn count); files written are stat'ed for reverts at the next full pass."""
 
 from __future__ import annotations
 
@@ -52,11 +54,39 @@ def _waiting(path: str, session: str) -> bool:
             "(SELECT count(*) FROM learn_commands WHERE session = ? AND event = 'prompt') LIMIT 1",
             (session, session),
         ).fetchone()
-        return bool(proposal or broken)
+        # what the loop learns from behaviour: a failed call, or one Claude Code never ran
+        unread = db.execute(
+            "SELECT 1 FROM learn_commands c WHERE session = ? AND id > coalesce((SELECT "
+            "max(id) FROM learn_commands WHERE session = ? AND event = 'observed'), 0) AND "
+            "(event = 'PostToolUseFailure' OR (event = 'PreToolUse' AND call IS NOT NULL AND "
+            "NOT EXISTS (SELECT 1 FROM learn_commands p WHERE p.session = c.session AND "
+            "p.call = c.call AND p.event != 'PreToolUse'))) LIMIT 1",
+            (session, session),
+        ).fetchone()
+        return bool(proposal or broken or unread or _tampered(db))
     except sqlite3.OperationalError:
         return False
     finally:
         db.close()
+
+
+def _tampered(db) -> bool:
+    """Does the snapshot differ from the hash Vyre wrote? (Then the full path signals it and
+    rewrites it.) The hash of a few kilobytes, with the C module."""
+    from vyre.learn import judge
+    from vyre.learn.hook import home
+
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (judge.SNAPSHOT_HASH,)).fetchone()
+    try:
+        with open(os.path.join(home(), judge.SNAPSHOT), "rb") as f:
+            body = f.read()
+    except OSError:
+        return row is not None  # Vyre wrote one and it is gone
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
+    except ImportError:
+        from _sha256 import sha256  # type: ignore[import-not-found,no-redef]
+    return row is None or sha256(body).hexdigest() != row[0]
 
 
 def _count(path: str, session: str, cwd: str) -> None:

@@ -30,7 +30,7 @@ from vyre import config
 from vyre.callers import require_owner
 from vyre.errors import LearnError, WeakeningRefused
 from vyre.learn import checks, judge
-from vyre.learn.distill import Distilled, distill, looks_like_rule, sentences
+from vyre.learn.distill import Distilled, distill, explicit_scope, looks_like_rule, sentences
 from vyre.learn.models import LEVELS, Effect, Job, Lesson, Signal
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_text, ts_value
@@ -41,6 +41,8 @@ SENDBACKS_PER_TURN = 2
 DORMANT_DAYS, DORMANT_TURNS = 60, 200
 DEMOTE_AFTER = 5  # an ask lesson allowed this many times out of as many proposes a demotion
 MEASURED_TURNS = 50
+DECLINED_TIMES, DECLINED_DAYS = 3, 14  # one shape turned down this often proposes a check
+FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 KEEP_DAYS = 7  # learn_commands
 
 _COLUMNS = (
@@ -60,6 +62,7 @@ _COLUMNS = (
     "retired",
     "first_signal",
     "demotion",
+    "note",
 )
 _YES = re.compile(
     r"^\s*(?:yes|yep|yeah|yup|ya|sure|ok(?:ay)?|y|please do|do it|go ahead|sounds good|"
@@ -104,6 +107,7 @@ class Learn:
     def __init__(self, ledger: Ledger, home: Path | None = None):
         self.ledger = ledger
         self.home = Path(home) if home else ledger.path.parent
+        self._seen: tuple | None = None  # the snapshot's stat when Vyre last wrote or checked it
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -126,6 +130,23 @@ class Learn:
             (since.date().isoformat(),),
         ).fetchall()
         return [(self.get(lid), int(n)) for lid, n in rows]
+
+    def broken_lines(self, cwd: str | None, *, now: datetime | None = None) -> list[str]:
+        """For the next brief in a project (ADR §11, after the cap): each lesson in its scope
+        broken this week, and how often."""
+        when = now or config.now()
+        project = self._project(cwd)
+        out = []
+        for lesson, n in self.broken_since(when - timedelta(days=7)):
+            in_scope = lesson.scope == "all" or lesson.scope == f"project:{project}"
+            if not in_scope or lesson.status not in ("active", "dormant"):
+                continue
+            times = "once" if n == 1 else f"{n} times"
+            out.append(
+                f"Vyre: lesson {lesson.id} (\u201c{lesson.sentence}\u201d) was broken {times} "
+                f"this week. {lesson.enforced}"
+            )
+        return out
 
     def get(self, lid: int) -> Lesson:
         row = self.db.execute(
@@ -200,10 +221,15 @@ class Learn:
         if source in ("inferred", "mcp", "model"):
             level = level if level in ("remind", "ask") else "ask"
         scope = self._scope(found.scope or "all", cwd)
+        note = None
+        if not explicit_scope(found.sentence):  # the user's own scope word is never widened
+            scope, note = self._widened(scope, key)
         self.signal("prompt", key, session=session, now=when, cwd=cwd)
-        return self._insert(found, level or "block", scope, "proposed", source, session, when)
+        return self._insert(found, level or "block", scope, "proposed", source, session, when, note)
 
-    def _insert(self, found: Distilled, level, scope, status, source, session, now) -> Lesson:
+    def _insert(
+        self, found: Distilled, level, scope, status, source, session, now, note=None
+    ) -> Lesson:
         if level not in LEVELS:
             raise LearnError(f"--level must be one of {', '.join(LEVELS)}")
         when = now or config.now()
@@ -215,8 +241,8 @@ class Learn:
         with self.ledger.transaction() as db:
             cur = db.execute(
                 "INSERT INTO lessons (sentence, check_json, key, level, scope, status, source, "
-                "session, told_seq, created, accepted, first_signal) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "session, told_seq, created, accepted, first_signal, note) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     found.sentence,
                     json.dumps(found.check, sort_keys=True),
@@ -230,6 +256,7 @@ class Learn:
                     ts_text(when),
                     ts_text(when) if status == "active" else None,
                     first or ts_text(when),
+                    note,
                 ),
             )
         return self.get(cur.lastrowid)
@@ -441,8 +468,9 @@ class Learn:
         when = now or config.now()
         told = []
         self.drain()
+        self.verify_snapshot(now=when)
         self._count_turn(session, cwd, when)
-        self.observe(session, cwd, when)
+        inferred = self.observe(session, cwd, when)
         pending = self._told(session)
         answer = reply(prompt) if pending else None
         if pending and answer == "accept":
@@ -466,13 +494,16 @@ class Learn:
                     continue
                 made = self.propose(sentence, session=session, cwd=cwd, now=when)
                 if isinstance(made, Lesson):
-                    told.append(
-                        f"Vyre heard a rule and proposes lesson {made.id}: "
-                        f"\u201c{made.sentence}\u201d ({made.enforced}) Tell the user, and that "
-                        "a plain \u201cyes\u201d in their next message keeps it and \u201cno\u201d "
-                        "drops it. Do not accept it yourself."
-                    )
+                    told.append(_proposal_text("heard a rule and proposes", made))
                     break
+        if inferred and not any("proposes lesson" in t for t in told):
+            lesson = inferred[0]  # one proposal a prompt, told in this thread for its reply
+            with self.ledger.transaction() as db:
+                db.execute(
+                    "UPDATE lessons SET session = ?, told_seq = ? WHERE id = ?",
+                    (session, self._prompt_count(session), lesson.id),
+                )
+            told.append(_proposal_text("noticed what you do and proposes", lesson))
         return "\n".join(told)
 
     def _told(self, session: str) -> Lesson | None:
@@ -581,29 +612,32 @@ class Learn:
         ).fetchall()
         return [{"rule": r or "(none)", "corrections": n} for r, n in rows]
 
-    def observe(self, session: str, cwd: str | None, when: datetime) -> None:
+    def observe(self, session: str, cwd: str | None, when: datetime) -> list[Lesson]:
         """Turn the session's recorded tool calls into signals: `declined` (a call Claude Code
-        never ran), `failed`/`fixed` and test-fix runs, `reverted`/`rewritten` files. Then
-        behaviour-inferred proposals (ADR §7), always at remind or ask."""
+        never ran), `denied`/`allowed` (Vyre's own asks), `failed`/`fixed`, `test-fix` and
+        `untested` runs, `reverted`/`rewritten` files. Then behaviour-inferred proposals
+        (ADR §7), always at remind or ask: the ones made now are returned."""
         rows = self.db.execute(
             "SELECT id, event, tool, call, key, ok, decision, path, before_hash, after_hash, "
-            "lesson FROM learn_commands WHERE session = ? AND id > coalesce((SELECT max(id) FROM "
-            "learn_commands WHERE session = ? AND event = 'observed'), 0) ORDER BY id",
+            "lesson, shape, test, changed, turn FROM learn_commands WHERE session = ? AND id > "
+            "coalesce((SELECT max(id) FROM learn_commands WHERE session = ? AND "
+            "event = 'observed'), 0) ORDER BY id",
             (session, session),
         ).fetchall()
         if not rows:
-            return
+            return []
         pre = {r[3]: r for r in rows if r[1] == "PreToolUse" and r[3]}
         done = {r[3] for r in rows if r[1] in ("PostToolUse", "PostToolUseFailure") and r[3]}
         for call, r in pre.items():
             ran = call in done
+            meta = _shape_meta(r[2], r[11])
             if r[6] == "ask":  # Vyre asked: the person allowed it, or said no
                 kind = "allowed" if ran else "denied"
-                self.signal(kind, r[4] or "?", session=session, lesson=r[10], cwd=cwd, now=when)
-            elif r[6] in (None, "remind") and not ran:  # said no in Claude Code's own prompt
                 self.signal(
-                    "declined", r[4] or "?", session=session, cwd=cwd, now=when, meta={"tool": r[2]}
+                    kind, r[4] or "?", session=session, lesson=r[10], cwd=cwd, now=when, meta=meta
                 )
+            elif r[6] in (None, "remind") and not ran:  # said no in Claude Code's own prompt
+                self.signal("declined", r[4] or "?", session=session, cwd=cwd, now=when, meta=meta)
         failing: set[str] = set()
         for r in rows:
             if r[1] == "PostToolUseFailure":
@@ -612,6 +646,8 @@ class Learn:
             elif r[1] == "PostToolUse" and (r[4] or "?") in failing:
                 failing.discard(r[4] or "?")  # the same kind of command passes now
                 self.signal("fixed", r[4] or "?", session=session, cwd=cwd, now=when)
+        for kind, key in _test_runs(rows):
+            self.signal(kind, key, session=session, cwd=cwd, now=when)
         before = {r[3]: r[8] for r in rows if r[1] == "PreToolUse" and r[3] and r[8]}
         writes = [r for r in rows if r[1] == "PostToolUse" and r[7] and r[9]][-20:]
         for r in writes:  # at most 20 recent writes are stat'ed: hashes only
@@ -624,35 +660,115 @@ class Learn:
                 "INSERT INTO learn_commands (ts, session, event) VALUES (?, ?, 'observed')",
                 (ts_text(when), session),
             )
-        self._infer(cwd, when)
+        return self._infer(cwd, when)
 
-    def _infer(self, cwd: str | None, when: datetime) -> None:
-        """One path reverted in 2 sessions proposes a path check at ask."""
+    def _infer(self, cwd: str | None, when: datetime) -> list[Lesson]:
+        """ADR §7, behaviour becomes a proposal without anyone saying it: one path reverted in
+        2 sessions proposes a `path` check at ask; one command shape declined or denied 3
+        times in 14 days with no allow proposes a `tool` check at ask; a turn that fixed
+        failing tests and stopped without running them again proposes an `after` check at
+        remind. Nothing inferred starts at block; a check the user already has, or declined,
+        is never proposed again."""
+        made: list[Lesson] = []
         since = ts_text(when - timedelta(days=30))
         for key, sessions in self.db.execute(
             "SELECT key, count(DISTINCT session) FROM learn_signals WHERE kind = 'reverted' "
             "AND ts >= ? GROUP BY key",
             (since,),
         ).fetchall():
-            if sessions >= 2:
-                path = self.db.execute(
-                    "SELECT path FROM learn_commands WHERE path IS NOT NULL"
-                ).fetchall()
-                for (p,) in path:
-                    if text_key(p) == key:
-                        check = {"kind": "path", "paths": [p]}
-                        if not self.db.execute(
-                            "SELECT 1 FROM lessons WHERE key = ?", (check_key(check),)
-                        ).fetchone():
-                            found = Distilled(
-                                f"Files you reverted twice: {os.path.basename(p)}",
-                                check,
-                                None,
-                                rule=True,
-                                shape="inferred",
-                            )
-                            self._insert(found, "ask", "all", "proposed", "inferred", None, when)
-                        break
+            if sessions < 2:
+                continue
+            path = next(
+                (
+                    p
+                    for (p,) in self.db.execute(
+                        "SELECT DISTINCT path FROM learn_commands WHERE path IS NOT NULL"
+                    )
+                    if text_key(p) == key
+                ),
+                None,
+            )
+            if path:
+                sentence = f"Leave {os.path.basename(path)} alone (you put it back twice)."
+                check = {"kind": "path", "paths": [path]}
+                made += self._inferred(sentence, check, "ask", key, cwd, when)
+        window = ts_text(when - timedelta(days=DECLINED_DAYS))
+        for key, turned_down, allowed in self.db.execute(
+            "SELECT key, sum(kind IN ('declined', 'denied')), sum(kind = 'allowed') "
+            "FROM learn_signals WHERE kind IN ('declined', 'denied', 'allowed') AND ts >= ? "
+            "GROUP BY key",
+            (window,),
+        ).fetchall():
+            if turned_down < DECLINED_TIMES or allowed or self._ran_shape(key, window):
+                continue
+            meta = self.db.execute(
+                "SELECT meta FROM learn_signals WHERE key = ? AND kind IN ('declined', 'denied') "
+                "ORDER BY id DESC LIMIT 1",
+                (key,),
+            ).fetchone()
+            check = _shape_check(json.loads(meta[0] or "{}")) if meta else None
+            if check:
+                what = (
+                    checks.describe_command(check["command"])
+                    if "command" in check
+                    else (f"the {check['tool']} tool")
+                )
+                sentence = (
+                    f"Don't use {what} (you turned it down {turned_down} times in "
+                    f"{DECLINED_DAYS} days)."
+                )
+                made += self._inferred(sentence, check, "ask", key, cwd, when)
+        for (key,) in self.db.execute(
+            "SELECT DISTINCT key FROM learn_signals WHERE kind = 'untested' AND ts >= ?",
+            (since,),
+        ).fetchall():
+            sentence = "Run the tests again after changing code to fix them."
+            check = {"kind": "after", "run": {"class": "test"}}
+            made += self._inferred(sentence, check, "remind", key, cwd, when)
+        return made
+
+    def _ran_shape(self, key: str, since: str) -> bool:
+        """Did a call of this shape run in that window (the person let it through)?"""
+        return bool(
+            self.db.execute(
+                "SELECT 1 FROM learn_commands WHERE key = ? AND ts >= ? AND event = 'PostToolUse' "
+                "LIMIT 1",
+                (key, since),
+            ).fetchone()
+        )
+
+    def _inferred(
+        self, sentence: str, check: dict, level: str, signal_key: str, cwd, when
+    ) -> list[Lesson]:
+        if (
+            checks.validate(check) is not None
+            or self.db.execute(
+                "SELECT 1 FROM lessons WHERE key = ?", (check_key(check),)
+            ).fetchone()
+        ):
+            return []
+        found = Distilled(sentence, check, None, rule=True, shape="inferred")
+        project = self._project(cwd)
+        scope, note = self._widened(
+            f"project:{project}" if project else "all", signal_key, check_key(check)
+        )
+        lesson = self._insert(found, level, scope, "proposed", "inferred", None, when, note)
+        return [lesson]
+
+    def _widened(self, scope: str, *keys: str) -> tuple[str, str | None]:
+        """ADR §8: a proposal whose key also appeared in another project widens to `all`, and
+        says so."""
+        if not scope.startswith("project:"):
+            return scope, None
+        marks = ", ".join("?" * len(keys))
+        others = self.db.execute(
+            f"SELECT count(DISTINCT project) FROM learn_signals WHERE key IN ({marks}) "
+            "AND project IS NOT NULL AND project != ?",
+            (*keys, scope[8:]),
+        ).fetchone()[0]
+        if not others:
+            return scope, None
+        return "all", f"seen in {others + 1} projects, so it applies everywhere"
 
     # -- escalation and measurement -------------------------------------------------------
 
@@ -733,6 +849,7 @@ class Learn:
     def stats(self, *, now: datetime | None = None) -> list[tuple[Lesson, Effect]]:
         when = now or config.now()
         self.drain()
+        self.verify_snapshot(now=when)
         self.review(now=when)
         return [
             (lesson, self.effect(lesson, now=when))
@@ -772,7 +889,9 @@ class Learn:
     def write_snapshot(self) -> str:
         """Rewrite `lessons.json` from the ledger (atomic, 0600) and keep its hash."""
         with self.ledger.transaction() as db:
-            return judge.write_snapshot(str(self.home), db)
+            digest = judge.write_snapshot(str(self.home), db)
+        self._seen = _stamp(self.home / judge.SNAPSHOT)
+        return digest
 
     def folders_changed(self) -> None:
         """Project lessons carry their project's folders: a change of folders rewrites it."""
@@ -787,16 +906,94 @@ class Learn:
         except OSError:
             digest = None
         if digest is not None and digest == self.ledger.meta(SNAPSHOT_HASH):
+            self._seen = _stamp(path)
             return True
         if digest is not None:
             self.signal("tampered", "snapshot", now=now, meta={"file": "lessons.json"})
         self.write_snapshot()
         return digest is None and self.ledger.meta(SNAPSHOT_HASH) is not None
 
+    def snapshot_unmoved(self) -> bool:
+        """Is the snapshot's stat (inode, size, mtime and ctime, which no user can set back)
+        the one Vyre saw when it last wrote or checked it? One stat, no read."""
+        return self._seen is not None and _stamp(self.home / judge.SNAPSHOT) == self._seen
+
+    def verify_snapshot(self, *, now: datetime | None = None) -> bool:
+        """`check_snapshot`, hashing only when the file moved since Vyre last looked: cheap
+        enough for every request the daemon answers and every read of the lessons."""
+        return True if self.snapshot_unmoved() else self.check_snapshot(now=now)
+
     def prune(self, *, now: datetime | None = None) -> None:
         cutoff = ts_text((now or config.now()) - timedelta(days=KEEP_DAYS))
         with self.ledger.transaction() as db:
             db.execute("DELETE FROM learn_commands WHERE ts < ?", (cutoff,))
+
+
+def _stamp(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _proposal_text(how: str, lesson: Lesson) -> str:
+    note = f" ({lesson.note})" if lesson.note else ""
+    return (
+        f"Vyre {how} lesson {lesson.id}: \u201c{lesson.sentence}\u201d{note} ({lesson.enforced}) "
+        "Tell the user, and that a plain \u201cyes\u201d in their next message keeps it and "
+        "\u201cno\u201d drops it. Do not accept it yourself."
+    )
+
+
+def _shape_meta(tool: str | None, shape: str | None) -> dict:
+    """A call's kind for a signal's meta: the tool, and for a shell command its program and
+    subcommand ("git push"; never arguments, paths or output)."""
+    meta: dict = {"tool": tool}
+    if tool == "Bash" and shape:
+        meta["shape"] = shape
+    return meta
+
+
+def _shape_check(meta: dict) -> dict | None:
+    """The `tool` check a turned-down kind of call becomes (None for file tools: a kind of
+    file is not a thing to forbid)."""
+    tool = meta.get("tool")
+    if tool == "Bash":
+        words = str(meta.get("shape") or "").split()
+        if not words:
+            return None
+        command: dict = {"program": words[0]}
+        if len(words) > 1:
+            command["sub"] = words[1:2]
+        return {"kind": "tool", "command": command}
+    if not tool or tool in FILE_TOOLS:
+        return None
+    return {"kind": "tool", "tool": tool}
+
+
+def _test_runs(rows: list) -> list[tuple[str, str]]:
+    """Per turn: tests failed, files changed, tests passed is a `test-fix` run; tests failed,
+    files changed and the turn ended without running them again is `untested`."""
+    turns: dict[int, list] = {}
+    for r in rows:
+        turns.setdefault(r[14], []).append(r)
+    out = []
+    for turn in turns.values():
+        failed, key, changed = False, "", False
+        for r in turn:
+            event, is_test = r[1], bool(r[12])
+            if is_test and event == "PostToolUseFailure":
+                failed, key, changed = True, r[4] or "tests", False
+            elif is_test and event == "PostToolUse":
+                if failed and changed:
+                    out.append(("test-fix", key))
+                failed = False
+            elif failed and event == "PostToolUse" and ",*," in (r[13] or ""):
+                changed = True
+        if failed and changed:
+            out.append(("untested", key))
+    return out
 
 
 def _bump(db: sqlite3.Connection, when: datetime, lid: int, what: str) -> None:

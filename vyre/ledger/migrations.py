@@ -390,6 +390,24 @@ INSERT OR IGNORE INTO table_kinds (name, kind, what) VALUES
   ('learn_lesson_days', 'source', 'what each lesson did per day');
 """
 
+M013_LEARN_INFERRED = """
+-- What kind of call a row was, in words: program and subcommand for a shell command
+-- ("git push", never its arguments), the tool's name otherwise. One shape declined 3 times
+-- in 14 days proposes a check, and a check needs the words, not a hash.
+ALTER TABLE learn_commands ADD COLUMN shape TEXT;
+-- 1 when a shell call ran the tests: a turn that fixed failing tests and stopped without
+-- running them again is read from these.
+ALTER TABLE learn_commands ADD COLUMN test INTEGER;
+-- One row per hook event however often a hook sends it (its 0.3 s budget ran out on a slow
+-- daemon, then it spooled the same rows): the key `vyre.hooks.run.event_key` made once.
+ALTER TABLE learn_commands ADD COLUMN event_key TEXT;
+CREATE UNIQUE INDEX learn_commands_event_key ON learn_commands (event_key)
+  WHERE event_key IS NOT NULL;
+-- Why a lesson has the scope or the origin it has, for the user ("seen in 2 projects, so
+-- everywhere"); NULL when there is nothing to say.
+ALTER TABLE lessons ADD COLUMN note TEXT;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -399,4 +417,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m010_deck_passkeys", M010_DECK_PASSKEYS),
     ("m007_recall", M007_RECALL),
     ("m004_reliability", M004_RELIABILITY),
+    ("m013_learn_inferred", M013_LEARN_INFERRED),
 ]
