@@ -335,7 +335,7 @@ class Daemon:
         """A lessons snapshot changed behind Vyre is a `tampered` signal and is rewritten,
         whenever the daemon is asked or looks (a stat; the file is hashed only when it moved)."""
         learn = self.live.learn
-        if learn.snapshot_unmoved() or not self.lock.acquire(timeout=HOOK_WAIT_S):
+        if learn.snapshot_unmoved() or not self.lock.acquire(blocking=False):
             return  # a busy store: the next request or tick looks again
         try:
             learn.verify_snapshot()

@@ -146,9 +146,7 @@ def _context(event: str, op: str, args: dict) -> dict | None:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def event_row(
-    event: str, payload: dict, session: str | None, words: str | None = None
-) -> dict:
+def event_row(event: str, payload: dict, session: str | None, words: str | None = None) -> dict:
     """The `tool_events` row for one hook event: tool, shape fingerprint, success, time."""
     from vyre.learn.hook import now_text  # `time`, not `datetime`: this is the tool hooks' path
 
