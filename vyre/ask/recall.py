@@ -482,12 +482,12 @@ def search(
     per_session: list[dict[int, int]] = []
     shift, place_shift = index.SESSION_SHIFT, index.PLACE_SHIFT
     for word in wanted:
-        rows = ledger.db.execute(_SQL, (f'text:"{word}"{clause}', PER_WORD)).fetchall()
-        if not rows:
+        hits = ledger.db.execute(_SQL, (f'text:"{word}"{clause}', PER_WORD)).fetchall()
+        if not hits:
             continue
-        idf = _idf(room.docs, _df(rows, room, lengths))
+        idf = _idf(room.docs, _df(hits, room, lengths))
         counts: dict[int, int] = defaultdict(int)
-        for (rowid,) in rows:
+        for (rowid,) in hits:
             counts[rowid >> shift] += 1
             place = rowid >> place_shift
             own[place] += idf * norm[place]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import click
@@ -335,7 +336,7 @@ def _print_locomo(result: dict, scorer: Any) -> None:  # scorer: the LoCoMo modu
     )
 
 
-def _print_steps(rows: dict, full: dict, scorer, metrics: tuple[str, ...]) -> None:
+def _print_steps(rows: dict, full: dict, scorer: ModuleType, metrics: tuple[str, ...]) -> None:
     """The ladder (each step's gain over the row above) and each step turned off (its loss)."""
     if not rows:
         return
@@ -355,7 +356,7 @@ def _print_steps(rows: dict, full: dict, scorer, metrics: tuple[str, ...]) -> No
         click.echo(f"  {name:<38} " + " / ".join(f"{row[m]:.3f}" for m in metrics) + f"  {loss}")
 
 
-def _print_world(result: dict, world: Path, scorer) -> None:
+def _print_world(result: dict, world: Path, scorer: ModuleType) -> None:
     click.echo(f"world {world} ({result['n']} answerable ask questions with sources)")
     click.echo(
         f"  source session hit@5 {result['hit@5']:.3f}  hit@10 {result['hit@10']:.3f}  "
