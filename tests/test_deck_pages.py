@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import WORLD
 from tests.deck_support import built_home, copy_home, signed_in_client
+from tests.transcript import session as transcript_session
 
 NOW = json.loads((WORLD / "world.json").read_text())["now"]
 
@@ -59,6 +60,36 @@ def test_everything_shows_the_conflict_with_its_three_answers(deck):
     assert "Same Dana Reyes?" in html
     for label in ("No, two people", "Yes, they moved", "Yes, both are true"):
         assert label in html
+
+
+def test_a_suggested_merge_is_asked_and_merged_only_when_told(deck, tmp_path):
+    client, memory = deck
+    root = tmp_path / "projects"
+    transcript_session(
+        root,
+        "/home/sam",
+        "near",
+        "2026-09-01T10:00:00Z",
+        "Jon Marsh from Wrenfield Books sent the list.",
+        "Jonn Marsh from Wrenfield Books followed up.",
+    )
+    memory.ingest(root)
+    html = client.get("/memory?scope=*").text
+    assert "Same Jon Marsh as Jonn Marsh?" in html or "Same Jonn Marsh as Jon Marsh?" in html
+    people = {f.subject for f in memory.facts("unfiled") if f.object == "person"}
+    assert {"Jon Marsh", "Jonn Marsh"} <= people  # shown, nothing changed
+    (candidate,) = memory.suggest_merges()
+    done = client.post(
+        "/api/conflicts", json={"how": "merge", "keep": candidate.keep, "other": candidate.other}
+    )
+    assert done.status_code == 200, done.text
+    assert memory.corrections()[-1].kind == "merge"
+    people = {f.subject for f in memory.facts("unfiled") if f.object == "person"}
+    assert len(people & {"Jon Marsh", "Jonn Marsh"}) == 1
+    assert "Same Jon" not in client.get("/memory?scope=*").text
+    client.post(f"/api/corrections/{done.json()['undo']}/undo")
+    people = {f.subject for f in memory.facts("unfiled") if f.object == "person"}
+    assert {"Jon Marsh", "Jonn Marsh"} <= people
 
 
 def test_an_unknown_scope_says_so_in_one_line(deck):

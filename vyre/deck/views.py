@@ -29,7 +29,7 @@ from vyre.errors import VyreError
 from vyre.learn.models import LEVELS
 from vyre.memory import ago
 from vyre.memory.text import age_note, phrase
-from vyre.models import ACTIONS, EntityFacts, Fact
+from vyre.models import ACTIONS, EntityFacts, Fact, MergeCandidate
 from vyre.rooms.names import MAIN
 
 CALLER = "deck"
@@ -37,6 +37,7 @@ LESSON_TABS = ("proposed", "active", "dormant", "retired")
 WHO = {"person": "you", "agent": "the assistant", "tool": "tool output", "program": "a program"}
 PAGE_SIZE = 40  # entities per Memory page: a heavy user's room never loads at once
 PICTURE_MOST = 200  # a room picture is drawn for rooms of up to this many entities
+MERGES_SHOWN = 10  # suggested merges shown at once, the most alike first
 TURN_WINDOW = 25  # turns either side of the one a link points at
 SECTION = {
     "person": "People",
@@ -90,12 +91,13 @@ def routes(backend: Backend, passkeys: Passkeys, templates: Jinja2Templates) -> 
             # the picture reads the whole room: drawn only where it stays small
             whole = m.facts(room, now=now) if got.total <= PICTURE_MOST else []
             conflicts = m.conflicts(now=now) if room == MAIN else []
+            merges = merges_of(m, m.version(room)) if room == MAIN and page == 1 else []
             shown = [f for e in got.entities for f in e.facts] + list(got.deadlines)
             names = m.session_names(sorted({s.session for f in shown for s in f.sources[-3:]}))
-            return room, got, whole, conflicts, names, m.projects(), m.version(room)
+            return room, got, whole, conflicts, merges, names, m.projects(), m.version(room)
 
         try:
-            room, got, whole, conflicts, names, projects, version = backend(read)
+            room, got, whole, conflicts, merges, names, projects, version = backend(read)
         except VyreError as exc:
             return render(
                 request, "problem.html", {"view": "memory", "scope": scope, "problem": exc.line()}
@@ -112,6 +114,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates: Jinja2Templates) -> 
                 "sections": _sections(list(got.entities)),
                 "deadlines": got.deadlines if page == 1 else [],
                 "conflicts": conflicts,
+                "merges": merges,
                 "page": page,
                 "pages": pages,
                 "total": got.total,
@@ -120,6 +123,15 @@ def routes(backend: Backend, passkeys: Passkeys, templates: Jinja2Templates) -> 
                 "settle": _settle,
             },
         )
+
+    # suggestions read the whole main graph: computed once per version of it
+    suggested: dict[str, list[MergeCandidate]] = {}
+
+    def merges_of(m: Memory, version: str) -> list[MergeCandidate]:
+        if version not in suggested:
+            suggested.clear()
+            suggested[version] = m.suggest_merges()[:MERGES_SHOWN]
+        return suggested[version]
 
     def version(request: Request) -> Response:
         scope = scope_of(request)
@@ -167,7 +179,7 @@ def routes(backend: Backend, passkeys: Passkeys, templates: Jinja2Templates) -> 
 
     async def settle(request: Request) -> Response:
         """A conflict's answer: two people (split by room), they moved (end the older), or
-        both true (confirm)."""
+        both true (confirm); or a suggested pair of names is one identity (merge)."""
         body = await _json(request)
         now = config.now()
 
@@ -178,6 +190,10 @@ def routes(backend: Backend, passkeys: Passkeys, templates: Jinja2Templates) -> 
                     str(body["name"]), room=str(body["room"]), caller=CALLER, now=now
                 ).correction
                 return {"said": f"Split: the {body['room']} one is someone else.", "undo": row.id}
+            if how == "merge":
+                keep, other = str(body["keep"]), str(body["other"])
+                row = m.merge(keep, other, caller=CALLER, now=now).correction
+                return {"said": f"Merged: {other} is {keep}.", "undo": row.id}
             if how == "ended":
                 target = (str(body["name"]), str(body["rel"]), str(body["object"]))
                 row = m.correct(target, "ended", caller=CALLER, now=now).correction
