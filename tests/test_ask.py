@@ -359,3 +359,61 @@ def test_a_rewritten_session_takes_its_personal_facts_with_it(tmp_path, vyre_hom
         later.write(path)
         memory.ingest(root)
         assert memory.ask("where do I live?", cwd=HOME_DIR).answer == "You live in Porto."
+
+
+def test_a_why_answer_carries_its_explanation_from_the_same_turn():
+    from vyre.ask.answer import _explained
+
+    turn = (
+        "Found it. The importer reads prices as strings while the ledger stores cents. "
+        "The totals therefore come out a hundred times too big for every refund. "
+        "Fix: parse them first."
+    )
+    chosen = ["The totals therefore come out a hundred times too big for every refund."]
+    assert _explained(turn, chosen) == [
+        "The importer reads prices as strings while the ledger stores cents.",
+        *chosen,
+    ]  # a consequence takes the cause said before it
+    turn = (
+        "Bookings doubled overnight, so it is repeated events, not new guests. "
+        "The confirm hook runs twice because the page retries after a timeout. "
+        "Nothing else changed."
+    )
+    chosen = ["Bookings doubled overnight, so it is repeated events, not new guests."]
+    assert _explained(turn, chosen) == [
+        chosen[0],
+        "The confirm hook runs twice because the page retries after a timeout.",
+    ]  # and the cause said after it
+    said = ["The confirm hook runs twice because the page retries after a timeout."]
+    assert _explained(turn, said) == said  # a cause needs nothing more
+
+
+def test_where_is_answered_by_a_place_or_an_organisation_not_by_a_given_name():
+    from vyre.ask.answer import _typed
+    from vyre.ask.question import parse
+
+    q = parse("Where did Lena work before Brightwater?")
+    assert _typed(q, "Send the invoices to Maria via Lena first.", {}) < 1.0
+    people = {"bo": [("bo lindqvist", "person")]}
+    assert _typed(q, "Anything risky goes past Bo before it ships.", people) < 1.0
+    assert _typed(q, "Lena used to lead analytics at Harrow Mills.", people) == 1.0
+
+
+def test_a_rooms_own_name_goes_without_saying(tmp_path, vyre_home, monkeypatch):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    root = tmp_path / "projects"
+    folder = "/home/sam/work/foxglove"
+    t = Transcript(root, cwd=folder, session="fox", start="2026-09-01T09:00:00Z")
+    t.user("ok, the queue question. we decided to use RabbitMQ instead of Kafka, less to run.")
+    t.assistant("Noted: RabbitMQ it is. I'll add it to the compose file.")
+    t.write()
+    o = Transcript(root, cwd=folder, session="fox2", start="2026-09-02T09:00:00Z")
+    o.user("the Foxglove kickoff is on Monday, we still have to pick a queue at some point")
+    o.assistant("I'll put the queue choice on Monday's agenda.")
+    o.write()
+    with Memory(vyre_home) as memory:
+        memory.project_add("foxglove", "Foxglove", [folder], "Foxglove Trust")
+        memory.ingest(root)
+        reply = memory.ask("Which queue did we pick for Foxglove?", cwd=folder)
+        assert not reply.abstained and "RabbitMQ" in reply.answer, reply.answer
+        assert reply.sources[0].session == "fox"

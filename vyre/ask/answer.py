@@ -439,6 +439,11 @@ _DECIDED = {
     for w in "decided decide chose chosen picked pick settled agreed going went opted "
     "use using".split()
 }
+_UNDECIDED = re.compile(
+    r"\b(?:(?:have|has|need|needs|got)\s+to|still\s+(?:to|need\s+to)|yet\s+to|not\s+yet)\s+"
+    r"(?:pick|choose|decide|settle|agree)|\b(?:tbd|undecided|not\s+decided)\b",
+    re.I,
+)
 _HEADER = re.compile(r"\s*(?:subject|from|to|cc|bcc|date|sent|re|fwd?)\s*:", re.I)
 _CAUSE = {stem(w) for w in "because caus due so root turned meant reason therefore".split()}
 _CODE = re.compile(r"`[^`]+`|\b\w+(?:[_./:]\w+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
@@ -491,6 +496,8 @@ def _passages(
     people = _people(memory, room)
     own = _room_words(memory, room)
     idf = _idf(memory, q)
+    # a name of the room itself goes without saying: every turn of the room says it
+    implied = {stem(o) for o in own} & set(idf)
     total = sum(idf.values()) or 1.0
     best: list[tuple[float, str, _Turn, str]] = []
     asked = set(q.terms)
@@ -502,7 +509,7 @@ def _passages(
     for rank, hit in enumerate(turns):
         around = _around(memory, hit)
         window = "\n".join(t.text for t in around)
-        window_stems = set(content(window)) | _pattern_words(window)
+        window_stems = set(content(window)) | _pattern_words(window) | implied
         # a name of the room itself ("Larkspur" asked in Larkspur's project) goes without saying
         folded = fold(window)
         names_ok = all(
@@ -528,7 +535,7 @@ def _passages(
             for sentence in _split(t.text):
                 if sentence.rstrip().endswith("?") or _HEADER.match(sentence):
                     continue  # a question is not an answer, nor an email's header line
-                stems = set(content(sentence)) | _pattern_words(sentence)
+                stems = set(content(sentence)) | _pattern_words(sentence) | implied
                 if q.wh not in ("yesno", "other") and not (stems - asked - {"name"}):
                     continue  # says nothing the question does not already say
                 typed = _typed(q, sentence, people)
@@ -541,6 +548,8 @@ def _passages(
                 cover = sum(w for s, w in idf.items() if s in stems) / total
                 wide = sum(w for s, w in idf.items() if s in stems | window_stems) / total
                 if q.kind == "decision":
+                    if _UNDECIDED.search(sentence):
+                        continue  # "we still have to pick one": nothing chosen yet
                     typed *= 1.0 if stems & _DECIDED else 0.5  # what was chosen, said so
                 weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
                 score = (0.7 - weight) * cover + 0.3 * wide + weight * typed - 0.02 * at - near
@@ -565,6 +574,8 @@ def _passages(
         )
         if second is not None:
             chosen = sorted([sentence, second[3]], key=t.text.find)
+    if q.wh == "why":
+        chosen = _explained(t.text, chosen)
     titles = _titles(memory, {t.session})
     text = " ".join(_absolute(c.strip(" -*#>\t"), t.ts, dates=q.wh == "when") for c in chosen)
     role = "user" if t.role == "user" else "assistant"
@@ -574,6 +585,37 @@ def _passages(
     agree = {b[2].session for b in best[:5] if b[0] >= score - 0.05}
     confidence = min(0.9, score + 0.03 * (len(agree) - 1))
     return [Candidate(text, confidence, "retrieval", [src], [(c, t.ts) for c in chosen])]
+
+
+# How an explanation is written: a consequence refers back to its cause in the sentence before
+# ("X is in local time. The join therefore double-counts"); a cause can follow what it
+# explains ("... duplicate events. The event fires twice because ...").
+_CONSEQUENCE = re.compile(
+    r"\b(?:therefore|thus|hence|so|that's why|which is why|this means|as a result|that means)\b",
+    re.I,
+)
+_BECAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|the reason)\b", re.I)
+EXPLAINED_MOST = 3  # sentences in a why-answer
+
+
+def _explained(text: str, chosen: list[str]) -> list[str]:
+    """A why-answer with the rest of its explanation from the same turn: the sentence before
+    a consequence, the sentence after that gives the cause (in the turn's order)."""
+    parts = _split(text)
+    at = [parts.index(c) for c in chosen if c in parts]
+    if len(at) != len(chosen):
+        return chosen
+    more = set(at)
+    if not any(_BECAUSE.search(parts[i]) for i in at):
+        more |= {i + 1 for i in at if i + 1 < len(parts) and _BECAUSE.search(parts[i + 1])}
+    more |= {
+        i - 1
+        for i in at
+        if i > 0 and _CONSEQUENCE.search(parts[i]) and not parts[i - 1].rstrip().endswith("?")
+    }
+    if len(more) > EXPLAINED_MOST:
+        return chosen
+    return [parts[i] for i in sorted(more)]
 
 
 def _reader_passages(
@@ -732,12 +774,18 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
     if q.wh == "why":
         return 1.0 if set(content(sentence)) & _CAUSE else 0.3
     if q.wh == "where":
-        # a place or an org answers where; a month or a weekday does not ("launches October 9")
+        # a place or an org answers where; a month or a weekday does not ("launches October 9"),
+        # nor a person's given name
         dated = {fold(x) for m in DATE_RE.finditer(sentence) for x in m.group(0).split()}
+        ws = words(sentence)
         caps = [
             w
-            for w in words(sentence)[1:]
-            if w[:1].isupper() and fold(w) not in asked and fold(w) not in dated
+            for i, w in enumerate(ws[1:], 1)
+            if w[:1].isupper()
+            and fold(w) not in asked
+            and fold(w) not in dated
+            and not (is_given_name(w) and ws[i - 1].casefold() not in _PLACE_WORDS)
+            and not any(k == "person" for _, k in people.get(fold(w), ()))
         ]
         return 1.0 if caps else 0.6
     if q.wh in ("which", "what"):
@@ -753,7 +801,9 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
         coded = [c for c in _CODE.findall(sentence) if fold(c.strip("`")) not in asked]
         if q.head and stem(q.head[-1]) in _CODE_HEADS:
             return 1.0 if coded else 0.2  # "which staging model": one is named
-        return 1.0 if specific or coded else 0.5
+        if specific or coded:
+            return 1.0
+        return 0.2 if q.wh == "which" and q.head else 0.5  # "which queue": one is named
     return 0.7
 
 
