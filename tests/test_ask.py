@@ -329,12 +329,17 @@ def test_sentences_counts_and_dates_as_people_write_them():
 
     from vyre.ask.answer import _absolute, _counted, _split
 
-    assert _split("ok BI tool decision. we went with Metabase, self-hosted. Dr. Osei agreed.") == [
+    assert list(
+        _split("ok BI tool decision. we went with Metabase, self-hosted. Dr. Osei agreed.")
+    ) == [
         "ok BI tool decision.",
         "we went with Metabase, self-hosted.",
         "Dr. Osei agreed.",
     ]
-    assert _split("mail dana@harlow.law. Then ship it") == ["mail dana@harlow.law.", "Then ship it"]
+    assert list(_split("mail dana@harlow.law. Then ship it")) == [
+        "mail dana@harlow.law.",
+        "Then ship it",
+    ]
     assert _counted("uk logistics company, 14 depots, head office in Leeds", "depots")
     assert not _counted("a walkthrough with two depot managers", "depots")
     said = datetime(2026, 9, 29, 10)  # a Tuesday
@@ -417,3 +422,42 @@ def test_a_rooms_own_name_goes_without_saying(tmp_path, vyre_home, monkeypatch):
         reply = memory.ask("Which queue did we pick for Foxglove?", cwd=folder)
         assert not reply.abstained and "RabbitMQ" in reply.answer, reply.answer
         assert reply.sources[0].session == "fox"
+
+
+def test_personal_facts_are_found_once_at_ingest_and_follow_their_turns(life):
+    from vyre.ask import personal
+
+    db = life.ledger.db
+    kept = db.execute("SELECT who, attr, value, session FROM personal_said ORDER BY 1").fetchall()
+    # the person's own words only: nothing from the assistant, the tool or the injected turn
+    assert kept == [("physio", "name", "Dr. Osei", "life"), ("wife", "name", "Juno", "life")]
+    assert not personal._behind(life.ledger)  # ingest left nothing to read at question time
+    # a turn changed in place is read again; a deleted one takes its facts with it
+    with life.ledger.transaction() as tx:
+        tx.execute(
+            "UPDATE turns SET text = 'my wife is Ana now' WHERE session = 'life' AND seq = 0"
+        )
+    assert personal._behind(life.ledger)
+    assert life.ask("what's my wife's name?", cwd=HOME_DIR).answer == "Your wife is Ana."
+    with life.ledger.transaction() as tx:
+        tx.execute("DELETE FROM turns WHERE session = 'life' AND seq = 0")
+    assert life.ask("what's my wife's name?", cwd=HOME_DIR).abstained
+    # new patterns read every turn again
+    with life.ledger.transaction() as tx:
+        life.ledger.set_meta(tx, "personal.version", "0")
+        tx.execute("DELETE FROM personal_said")
+    assert life.ask("who is my physio?", cwd=HOME_DIR).answer.startswith("Your physio is Dr. Osei")
+
+
+def test_a_ledger_ingested_before_personal_facts_were_kept_is_read_on_the_first_question(
+    tmp_path, vyre_home, monkeypatch
+):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    with (
+        _personal_home(tmp_path / "projects", vyre_home) as memory,
+        memory.ledger.transaction() as tx,  # as an older version left it
+    ):
+        tx.execute("DELETE FROM personal_said")
+        tx.execute("DELETE FROM meta WHERE key LIKE 'personal.%'")
+    with Memory(vyre_home) as memory:
+        assert memory.ask("what's my wife's name?", cwd=HOME_DIR).answer == "Your wife is Juno."

@@ -176,6 +176,7 @@ class Memory:
         main: bool = True,
     ) -> Ingested:
         """Read new transcript lines, then re-derive the rooms they touch."""
+        from vyre.ask import personal
         from vyre.extract import extract_draft  # the rules: only ingest and derive need them
         from vyre.transcripts import ingest
 
@@ -188,6 +189,7 @@ class Memory:
                 progress=progress,
                 paths=[Path(p) for p in paths] if paths is not None else None,
             )
+            personal.index(self.ledger)  # the person's own facts, found once per new turn
             return Ingested(report=report, derived=self.derive(main=main))
 
     def derive(self, *, force: bool = False, main: bool = True) -> DeriveReport:

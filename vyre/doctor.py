@@ -29,7 +29,6 @@ from vyre.daemon.protocol import LOCK_NAME, LOG_NAME, SOCKET_NAME
 from vyre.errors import DaemonControlError, VyreError
 from vyre.ledger import Ledger, backup
 from vyre.ledger.migrations import MIGRATIONS
-from vyre.ledger.store import SEARCHED
 
 LEDGER = "vyre.db"
 
@@ -352,11 +351,6 @@ def _forget_files_on_disk(ledger: Ledger, root: Path) -> int:
     stored = {r[0] for r in ledger.db.execute("SELECT DISTINCT session FROM turns")}
     again |= {s for s in stored - tracked if s.split("~")[0] in on_disk}
     with ledger.transaction() as db:
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").fetchone():
-            # salvaged turns enter the search index as ingest would have put them there
-            db.execute(
-                f"INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns WHERE {SEARCHED}"
-            )
         for session in sorted(again):
             db.execute("DELETE FROM turns WHERE session = ?", (session,))
             db.execute("DELETE FROM files WHERE session = ?", (session,))

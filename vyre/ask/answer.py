@@ -35,18 +35,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from vyre.ask import passages, personal
-
-try:  # issue 10's one retrieval (i10-recall); until it lands, passages.py stands in for it
-    from vyre.ask import recall
-except ImportError:  # pragma: no cover - gone once recall is on main
-    recall = None  # type: ignore[assignment]
-from vyre.ask.grounding import ungrounded
-from vyre.ask.question import STOP, Question, content, expansions, parse, stem, words
+from vyre.ask import personal, recall
+from vyre.ask.grounding import DATES, ungrounded
+from vyre.ask.question import (
+    STOP,
+    Question,
+    content,
+    content_set,
+    expansions,
+    parse,
+    stem,
+    words,
+)
 from vyre.ask.reply import ABSTAIN, KNOWN_HEAD, AskReply, AskSource
 from vyre.errors import VyreError
-from vyre.extract.dates import DATE_RE, resolve
+from vyre.extract.dates import resolve
 from vyre.extract.gazetteer import is_given_name
+from vyre.ledger import search as search_index
 from vyre.ledger.store import ts_text, ts_value
 from vyre.memory.text import phrase
 from vyre.models import Fact
@@ -58,6 +63,10 @@ if TYPE_CHECKING:
 
 DEBUG = False
 ANSWER_FLOOR = 0.5  # under this, a candidate answer is not given
+AGREEING = 5  # passages from this many sessions can add to one answer's confidence
+AGREE_BONUS = 0.03  # what each agreeing session adds
+# A passage scoring under this can never be given, however many sessions agree with it.
+REACHABLE = ANSWER_FLOOR - AGREE_BONUS * (AGREEING - 1)
 PASSAGES = 12  # turns read per question
 MAX_KNOWN = 3
 
@@ -96,6 +105,7 @@ def ask(
 
     stage("understanding")
     q = parse(question)
+    personal.index(memory.ledger)  # turns another process stored since (usually none)
     db = memory.ledger.db
     sessions = room_sessions(memory, room)
     fixes = active_fixes(db, q.key, room)
@@ -466,14 +476,14 @@ class _Turn:
     by: str = "agent"
 
 
-def _hits(memory: Memory, query: str, room: str, limit: int, now: datetime) -> list[_Turn]:
+def _hits(
+    memory: Memory, query: str, room: str, limit: int, now: datetime, projects: list[dict]
+) -> list[_Turn]:
     """Recall's passages for the question (issue 10's one retrieval), as whole turns."""
-    if recall is None:
-        found = passages.search(memory, query, sessions=room_sessions(memory, room), limit=limit)
-        return [_Turn(h.session, h.seq, h.role, h.ts, h.text, h.score, h.by) for h in found]
-    scope = recall.scope_for(room, memory.ledger.projects())
+    scope = recall.scope_for(room, projects)
+    found = recall.search(memory.ledger, query, scope, limit=limit, now=now)
     out = []
-    for p in recall.search(memory.ledger, query, scope, limit=limit, now=now):
+    for p in found:
         turn = memory.ledger.turn(p.session, p.seq)
         if turn is not None:
             out.append(_Turn(p.session, p.seq, p.role, p.ts, turn["text"], p.score, p.by))
@@ -486,15 +496,16 @@ def _passages(
     if not q.terms or not sessions:
         return []
     query = " ".join([q.text, *expansions(q.text)])
+    projects = memory.ledger.projects()
     turns = [
         t
-        for t in _hits(memory, query, room, PASSAGES, now)
+        for t in _hits(memory, query, room, PASSAGES, now, projects)
         if (t.session, t.seq) not in forgotten and (t.by == "person" or not q.personal)
     ]  # a question about the person's own life reads only their own words (source trust)
     if not turns:
         return []
     people = _people(memory, room)
-    own = _room_words(memory, room)
+    own = _room_words(projects, room)
     idf = _idf(memory, q)
     # a name of the room itself goes without saying: every turn of the room says it
     implied = {stem(o) for o in own} & set(idf)
@@ -506,17 +517,21 @@ def _passages(
     hit_rank: dict[tuple[str, int], int] = {}
     for i, t in enumerate(turns):
         hit_rank.setdefault((t.session, t.seq), i)
+    top = 0.0  # the best score so far: a sentence that cannot reach 0.8 of it is not read
+    weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
     for rank, hit in enumerate(turns):
         around = _around(memory, hit)
-        window = "\n".join(t.text for t in around)
-        window_stems = set(content(window)) | _pattern_words(window) | implied
+        window_stems = frozenset().union(*(_stems(t.text) for t in around)) | implied
         # a name of the room itself ("Larkspur" asked in Larkspur's project) goes without saying
-        folded = fold(window)
-        names_ok = all(
-            fold(n) in folded or stem(n) in window_stems
-            for n in q.names
-            if not _generic(n) and fold(n) not in own
-        )
+        folded: str | None = None
+        names_ok = True
+        for n in q.names:
+            if _generic(n) or fold(n) in own or stem(n) in window_stems:
+                continue
+            folded = folded if folded is not None else fold("\n".join(t.text for t in around))
+            if fold(n) not in folded:
+                names_ok = False
+                break
         if not names_ok:
             continue
         if q.head and stem(q.head[-1]) not in window_stems:
@@ -535,28 +550,31 @@ def _passages(
             for sentence in _split(t.text):
                 if sentence.rstrip().endswith("?") or _HEADER.match(sentence):
                     continue  # a question is not an answer, nor an email's header line
-                stems = set(content(sentence)) | _pattern_words(sentence) | implied
+                stems = _stems(sentence) | implied
                 if q.wh not in ("yesno", "other") and not (stems - asked - {"name"}):
                     continue  # says nothing the question does not already say
+                if q.wh == "who" and not all(s in stems for s in q.terms if s not in named):
+                    continue  # "who is the chief data officer": the title said of someone
+                cover = sum(w for s, w in idf.items() if s in stems) / total
+                wide = sum(w for s, w in idf.items() if s in stems or s in window_stems) / total
+                base = (0.7 - weight) * cover + 0.3 * wide - 0.02 * at - near
+                if q.wh == "why" and t.role == "assistant":
+                    base += 0.15 * prompt_cover  # the reply to the prompt that asked it
+                if wide < 0.99 and len(q.terms) > 1:
+                    base -= 0.25 * (1 - wide)
+                if base + weight < max(REACHABLE, 0.8 * top):
+                    continue  # even the right kind of thing would not make it an answer
                 typed = _typed(q, sentence, people)
                 if q.wh == "why" and t.role == "user" and typed < 1.0:
                     continue  # the person telling the symptom is not the cause
                 if typed == 0.0:
                     continue
-                if q.wh == "who" and not all(s in stems for s in q.terms if s not in named):
-                    continue  # "who is the chief data officer": the title said of someone
-                cover = sum(w for s, w in idf.items() if s in stems) / total
-                wide = sum(w for s, w in idf.items() if s in stems | window_stems) / total
                 if q.kind == "decision":
                     if _UNDECIDED.search(sentence):
                         continue  # "we still have to pick one": nothing chosen yet
                     typed *= 1.0 if stems & _DECIDED else 0.5  # what was chosen, said so
-                weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
-                score = (0.7 - weight) * cover + 0.3 * wide + weight * typed - 0.02 * at - near
-                if q.wh == "why" and t.role == "assistant":
-                    score += 0.15 * prompt_cover  # the reply to the prompt that asked it
-                if wide < 0.99 and len(q.terms) > 1:
-                    score -= 0.25 * (1 - wide)
+                score = base + weight * typed
+                top = max(top, score)
                 best.append((score, f"{t.session}:{t.seq:06d}", t, sentence))
     if not best:
         return []
@@ -582,8 +600,8 @@ def _passages(
     src = _source(t.session, t.seq, role, " ".join(c.strip() for c in chosen), t.ts, titles)
     if len(chosen) > 1 and src.quote not in t.text:
         src = src.model_copy(update={"quote": t.text.strip()})
-    agree = {b[2].session for b in best[:5] if b[0] >= score - 0.05}
-    confidence = min(0.9, score + 0.03 * (len(agree) - 1))
+    agree = {b[2].session for b in best[:AGREEING] if b[0] >= score - 0.05}
+    confidence = min(0.9, score + AGREE_BONUS * (len(agree) - 1))
     return [Candidate(text, confidence, "retrieval", [src], [(c, t.ts) for c in chosen])]
 
 
@@ -623,7 +641,7 @@ def _reader_passages(
 ) -> list[dict]:
     return [
         {"session": t.session, "seq": t.seq, "role": t.role, "text": t.text, "ts": t.ts}
-        for t in _hits(memory, q.text, room, 8, now)
+        for t in _hits(memory, q.text, room, 8, now, memory.ledger.projects())
         if (t.session, t.seq) not in forgotten
     ]
 
@@ -634,7 +652,15 @@ _ABBREVIATION = re.compile(
 )
 
 
-def _split(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _stems(text: str) -> frozenset[str]:
+    """The content stems of a text and the question words its tokens answer (a sentence, or
+    a whole turn for the window around a hit)."""
+    return content_set(text) | _pattern_words(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(text: str) -> tuple[str, ...]:
     """Sentences as written: an address or a file name's dots do not end one, nor "Dr."."""
     out: list[str] = []
     for part in _SENTENCE_END.split(text):
@@ -642,7 +668,7 @@ def _split(text: str) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
-    return [p for p in out if len(p.strip()) > 3]
+    return tuple(p for p in out if len(p.strip()) > 3)
 
 
 def _around(memory: Memory, t: _Turn) -> list[_Turn]:
@@ -686,7 +712,7 @@ _TYPE_WORDS = (
     (_EMAIL, "email address mail contact"),
     (_FILEPATH, "file path folder script module"),
     (_CONSTANT, "variable env environment setting config key"),
-    (DATE_RE, "date day deadline due"),
+    (DATES, "date day deadline due"),
 )
 _PATTERN_STEMS = [(rx, frozenset(stem(w) for w in ws.split())) for rx, ws in _TYPE_WORDS]
 
@@ -700,12 +726,12 @@ def _pattern_words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _room_words(memory: Memory, room: str) -> set[str]:
+def _room_words(projects: list[dict], room: str) -> set[str]:
     """The words a project is called by: its slug, name and org ("Larkspur", "Foundation")."""
-    project = next((p for p in memory.projects() if p.slug == room), None)
+    project = next((p for p in projects if p["slug"] == room), None)
     if project is None:
         return set()
-    text = " ".join([project.slug.replace("-", " "), project.name, project.org or ""])
+    text = " ".join([project["slug"].replace("-", " "), project["name"], project["org"] or ""])
     return {fold(w) for w in words(text) if fold(w) not in STOP}
 
 
@@ -714,42 +740,39 @@ def _generic(name: str) -> bool:
 
 
 DF_CAP = 2000  # past this many turns a word is common: its weight barely changes
-_DF: dict[tuple[int, str], int] = {}
+# (ledger, index mark) -> how many turns the index holds, and each word's count
+_DF: dict[tuple[str, str], tuple[int, dict[str, int]]] = {}
 
 
 def _idf(memory: Memory, q: Question) -> dict[str, float]:
-    """Rarer words weigh more: log inverse document frequency over the searched turns (the
-    ledger's search index, which stems as it indexes). Counts stop at DF_CAP and are kept
-    until the index grows."""
+    """Rarer words weigh more: log inverse document frequency over the searched turns (recall's
+    index, which stems as it indexes). Counts stop at DF_CAP and are kept until the index
+    changes."""
     db = memory.ledger.db
-    fts, total = _index(db)
+    key = (str(memory.ledger.path), search_index.generation(db))
+    if key not in _DF:
+        if len(_DF) > 8:
+            _DF.clear()
+        total = db.execute("SELECT total(places) FROM recall_sessions").fetchone()[0]
+        _DF[key] = (int(total) or 1, {})
+    total, counts = _DF[key]
     out = {}
     for w in words(q.text):
         s = stem(w)
         if fold(w) in STOP or s in out:
             continue
         term = fold(w).replace('"', "")
-        key = (total, term)
-        if key not in _DF:
-            if len(_DF) > 4096:
-                _DF.clear()
+        if term not in counts:
             try:
-                _DF[key] = db.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
+                counts[term] = db.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM recall_fts WHERE recall_fts MATCH ? "
+                    "LIMIT ?)",
                     (f'text:"{term}"', DF_CAP),
                 ).fetchone()[0]
             except sqlite3.OperationalError:  # a token the index cannot parse weighs as rare
-                _DF[key] = 0
-        out[s] = math.log(1 + max(total, DF_CAP) / (1 + _DF[key]))
+                counts[term] = 0
+        out[s] = math.log(1 + max(total, DF_CAP) / (1 + counts[term]))
     return out
-
-
-def _index(db: sqlite3.Connection) -> tuple[str, int]:
-    """The ledger's search index and how many turns it holds (recall's once it lands)."""
-    if recall is not None:
-        total = db.execute("SELECT total(places) FROM recall_sessions").fetchone()[0]
-        return "recall_fts", int(total) or 1
-    return "turns_fts", db.execute("SELECT max(rowid) FROM turns_fts").fetchone()[0] or 1
 
 
 def _typed(q: Question, sentence: str, people: Names) -> float:
@@ -762,7 +785,7 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
             else 0.0
         )
     if q.wh == "when":
-        return 1.0 if DATE_RE.search(sentence) else 0.0
+        return 1.0 if DATES.search(sentence) else 0.0
     if q.wh in ("how_many", "how_much"):
         numbers = [n for n in _NUMBER.findall(sentence) if fold(n) not in asked]
         spelled = [w for w in words(sentence) if fold(w) in _NUMBER_WORDS]
@@ -776,7 +799,7 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
     if q.wh == "where":
         # a place or an org answers where; a month or a weekday does not ("launches October 9"),
         # nor a person's given name
-        dated = {fold(x) for m in DATE_RE.finditer(sentence) for x in m.group(0).split()}
+        dated = {fold(x) for m in DATES.finditer(sentence) for x in m.group(0).split()}
         ws = words(sentence)
         caps = [
             w
@@ -789,7 +812,7 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
         ]
         return 1.0 if caps else 0.6
     if q.wh in ("which", "what"):
-        dated = {fold(x) for m in DATE_RE.finditer(sentence) for x in m.group(0).split()}
+        dated = {fold(x) for m in DATES.finditer(sentence) for x in m.group(0).split()}
         specific = [
             w
             for w in words(sentence)[1:]
@@ -860,6 +883,7 @@ def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> 
 
 Names = dict[str, list[tuple[str, str]]]  # first word -> (whole name, kind), all folded
 _NAMES: dict[tuple[str, str], Names] = {}
+ROOMS_KEPT = 64  # rooms whose names are kept (a heavy home has a few dozen)
 
 
 def _people(memory: Memory, room: str) -> Names:
@@ -878,7 +902,8 @@ def _people(memory: Memory, room: str) -> Names:
             folded = " ".join(fold(w) for w in words(label))
             if folded:
                 names.setdefault(folded.split()[0], []).append((folded, kind))
-        _NAMES.clear()  # one room's names at a time is what a question reads
+        if len(_NAMES) >= ROOMS_KEPT:
+            del _NAMES[next(iter(_NAMES))]  # the room read longest ago
         _NAMES[key] = names
     return _NAMES[key]
 
@@ -896,7 +921,7 @@ def _absolute(text: str, said: datetime | None, *, dates: bool = False) -> str:
         d = resolve(m, said)
         return f"{m.group(0)} ({d.isoformat()})" if d else m.group(0)
 
-    return DATE_RE.sub(repl, text)
+    return DATES.sub(repl, text)
 
 
 # -- what memory does know ------------------------------------------------------------------

@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from datetime import date, datetime
 
 from vyre.ask.question import STOP
-from vyre.extract.dates import DATE_RE, resolve
+from vyre.extract.dates import DATE, resolve
 from vyre.resolve import fold
 
+# Date phrases as whole words: "common" and "lemon" end in "mon", and are not Mondays.
+DATES = re.compile(r"(?<![\w-])" + DATE, re.I)
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*%?")
 _PATH = re.compile(r"[\w.-]*[/_.][\w./-]*\w")
@@ -44,7 +46,7 @@ def claims(answer: str) -> list[str]:
 
 def _dates_in(text: str, said: datetime | None) -> set[date]:
     found = set()
-    for m in DATE_RE.finditer(text):
+    for m in DATES.finditer(text):
         d = resolve(m, said)
         if d:
             found.add(d)
@@ -70,4 +72,4 @@ def ungrounded(answer: str, quotes: Iterable[tuple[str, datetime | None]]) -> li
     return missing
 
 
-__all__ = ["claims", "ungrounded"]
+__all__ = ["DATES", "claims", "ungrounded"]

@@ -10,9 +10,10 @@ What must stay true:
   `kind = 'text'`, never sidechain turns, never the assistant, tool output or pasted text.
   What the person tells memory themselves (`Memory.remember`) is a ledger row of its own,
   the highest trust of all.
-- Facts are found when read, from the turns themselves (search narrows the turns to those
-  that say a relation word; the patterns below decide), so a correction, a forgotten turn or
-  a rewritten session takes effect at once and nothing here can go stale.
+- Facts are found once per turn, when it is stored (`index`, after each ingest), and kept
+  beside it (`personal_said`): a question reads them with one indexed query. A deleted or
+  rewritten turn takes its facts with it; forgotten turns and rooms are applied when read, so
+  a correction takes effect at once.
 - The latest statement wins ("I live in Lisbon", later "we moved to Porto": Porto).
 """
 
@@ -24,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
+from vyre.errors import LedgerBusy
 from vyre.extract.dates import DATE, DATE_RE, resolve
 from vyre.extract.gazetteer import is_given_name
 from vyre.ledger import Ledger
@@ -88,6 +90,7 @@ _P_IS = re.compile(
     rf"(?P<called>(?:called|named)\s+)?(?P<name>{_NAME})",
     re.I,
 )
+_MY_RELATION = re.compile(rf"\bmy\s+(?:{_REL})\b", re.I)
 _P_APPOS = re.compile(rf"\bmy\s+(?P<who>{_REL}),?\s+(?P<name>{_NAME})", re.I)
 _P_CALLED = re.compile(
     rf"\bmy\s+(?P<who>{_REL})(?:\s+is|['’]s)?\s+(?:called|named)\s+(?P<name>{_NAME})", re.I
@@ -223,21 +226,25 @@ def facts_in(text: str) -> list[tuple[str, str, str, str | None, str, int, int]]
             out.append((who, attr, value, at, rule, m.start(), m.end()))
             taken.append((m.start(), m.end()))
 
-    for m in _P_BIRTHDAY.finditer(text):
-        add(_rel(m["who"] or ""), "birthday", m["date"].strip(), None, "personal.birthday", m)
+    low = text.casefold()
+    if "birthday" in low:
+        for m in _P_BIRTHDAY.finditer(text):
+            add(_rel(m["who"] or ""), "birthday", m["date"].strip(), None, "personal.birthday", m)
+    # the patterns of "my <relation>" (costly: a name can start anywhere) only where one is said
+    named = _MY_RELATION.search(text) is not None
     for rule, pattern in (
         ("personal.called", _P_CALLED),
         ("personal.is", _P_IS),
         ("personal.appositive", _P_APPOS),
     ):
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(text) if named else ():
             name = _name(m["name"], lower or bool(m.groupdict().get("called")))
             if not name:
                 continue
             at = _AT.match(text, _end_of(text, m.start("name"), name))
             place = _place(at["org"]) if at else None
             add(_rel(m["who"]), "name", name, place, rule, m)
-    for m in _P_BACK.finditer(text):
+    for m in _P_BACK.finditer(text) if named else ():
         name = _name(_tail_name(m["name"]), lower)
         if name:
             add(_rel(m["who"]), "name", name, None, "personal.named_back", m)
@@ -294,36 +301,69 @@ def _worth_reading(text: str) -> bool:
     return bool(found & {"my", "i", "we"}) and bool(found & _WORTH_READING)
 
 
-def _said(ledger: Ledger) -> list[PersonalFact]:
-    """Every personal fact the person's own turns state, oldest first, kept on the ledger and
-    refreshed by session version: only sessions that changed since are read again (a
-    rewritten session takes its old facts with it)."""
+RULES_VERSION = "1"  # bump when a pattern changes what it finds: every turn is read again
+_PERSON_TEXT = "by = 'person' AND kind = 'text' AND sidechain = 0"
+
+
+def index(ledger: Ledger) -> bool:
+    """Find the personal facts of the person's turns stored since the last time (and of turns
+    changed since), into `personal_said`: after each ingest, and before a question in case
+    another process stored turns. False when another process holds the write lock (the facts
+    stored so far are read; the rest are found next time)."""
+    if not _behind(ledger):
+        return True
+    try:
+        with ledger.transaction() as db:
+            _index(ledger, db)
+    except LedgerBusy:
+        return False
+    return True
+
+
+def _behind(ledger: Ledger) -> bool:
     db = ledger.db
-    cache = ledger.__dict__.setdefault("_personal_facts", {"versions": {}, "facts": {}})
-    now = dict(db.execute("SELECT id, version FROM sessions"))
-    changed = sorted(s for s, v in now.items() if cache["versions"].get(s) != v)
-    for gone in set(cache["versions"]) - set(now):
-        cache["facts"].pop(gone, None)
-    if changed:
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS personal_wanted (id TEXT PRIMARY KEY)")
-        db.execute("DELETE FROM personal_wanted")
-        db.executemany("INSERT INTO personal_wanted (id) VALUES (?)", ((s,) for s in changed))
-        fresh: dict[str, list[PersonalFact]] = {s: [] for s in changed}
-        for session, seq, ts, text in db.execute(
-            "SELECT t.session, t.seq, t.ts, t.text FROM turns t "
-            "JOIN personal_wanted w ON w.id = t.session "
-            "WHERE t.by = 'person' AND t.kind = 'text' AND t.sidechain = 0 "
-            "ORDER BY t.session, t.seq"
-        ):
-            if _worth_reading(text):
-                fresh[session] += _facts_of(session, seq, ts_value(ts), text)
-        cache["facts"].update(fresh)
-        cache["versions"] = now
-        cache["all"] = sorted(
-            (f for items in cache["facts"].values() for f in items),
-            key=lambda f: (f.ts or datetime.min, f.session or "", f.seq or 0),
-        )
-    return cache.get("all", [])
+    if ledger.meta("personal.version") != RULES_VERSION:
+        return True
+    top = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
+    if top > int(ledger.meta("personal.mark") or 0):
+        return True
+    return db.execute("SELECT 1 FROM personal_dirty LIMIT 1").fetchone() is not None
+
+
+def _index(ledger: Ledger, db: sqlite3.Connection) -> None:
+    mark = int(ledger.meta("personal.mark") or 0)
+    if ledger.meta("personal.version") != RULES_VERSION:  # new patterns: read everything again
+        db.execute("DELETE FROM personal_said")
+        db.execute("DELETE FROM personal_dirty")
+        mark = 0
+    top = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
+    dirty = [t for (t,) in db.execute("SELECT turn FROM personal_dirty")]
+    rows = db.execute(
+        f"SELECT id, session, seq, ts, text FROM turns WHERE id > ? AND id <= ? AND {_PERSON_TEXT}",
+        (mark, top),
+    ).fetchall()
+    for lo in range(0, len(dirty), 500):
+        part = dirty[lo : lo + 500]
+        db.execute(f"DELETE FROM personal_said WHERE turn IN ({','.join('?' * len(part))})", part)
+        rows += db.execute(
+            f"SELECT id, session, seq, ts, text FROM turns WHERE id IN "
+            f"({','.join('?' * len(part))}) AND {_PERSON_TEXT}",
+            part,
+        ).fetchall()
+    found = [
+        (turn, f.session, f.seq, f.who, f.attr, f.value, f.at, f.quote, ts, f.rule)
+        for turn, session, seq, ts, text in rows
+        if _worth_reading(text)
+        for f in _facts_of(session, seq, ts_value(ts), text)
+    ]
+    db.executemany(
+        "INSERT INTO personal_said (turn, session, seq, who, attr, value, at, quote, ts, rule) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        found,
+    )
+    db.execute("DELETE FROM personal_dirty")
+    ledger.set_meta(db, "personal.mark", str(top))
+    ledger.set_meta(db, "personal.version", RULES_VERSION)
 
 
 def _facts_of(session: str, seq: int, when: datetime | None, text: str) -> list[PersonalFact]:
@@ -346,15 +386,27 @@ def from_turns(
     forgotten: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[PersonalFact]:
     """Personal facts said in these sessions' person turns (None: every session), oldest
-    first."""
-    return [
-        f
-        for f in _said(ledger)
-        if (sessions is None or f.session in sessions)
-        and (f.session, f.seq) not in forgotten
-        and (who is None or f.who == who)
-        and (attr is None or f.attr == attr)
-    ]
+    first: read from what `index` found, so a question costs one indexed query."""
+    where, args = [], []
+    if attr is not None:
+        where.append("attr = ?")
+        args.append(attr)
+    if who is not None:
+        where.append("who = ?")
+        args.append(who)
+    rows = ledger.db.execute(
+        "SELECT rowid, session, seq, who, attr, value, at, quote, ts, rule FROM personal_said"
+        + (f" WHERE {' AND '.join(where)}" if where else ""),
+        args,
+    ).fetchall()
+    found = [
+        (rowid, PersonalFact(w, a, value, session, seq, quote, ts_value(ts), rule, at))
+        for rowid, session, seq, w, a, value, at, quote, ts, rule in rows
+        if (sessions is None or session in sessions) and (session, seq) not in forgotten
+    ]  # in the order said; a turn's facts in the order it says them
+    found.sort(key=lambda r: (_when(r[1].ts), r[1].session or "", r[1].seq or 0, r[0]))
+    out = [f for _, f in found]
+    return out
 
 
 def _day(phrase: str, said: datetime | None) -> str:
@@ -367,6 +419,11 @@ def _day(phrase: str, said: datetime | None) -> str:
     if m["iso"] and day:
         return f"{day.day} {day:%B}"
     return f"{day.day} {day:%B}" if day and (m["md"] or m["dm"]) else phrase
+
+
+def _when(ts: datetime | None) -> float:
+    """A time to sort by: none first (a turn's time is aware, a bare minimum would not be)."""
+    return ts.timestamp() if ts else float("-inf")
 
 
 def remembered(db: sqlite3.Connection) -> list[PersonalFact]:
@@ -391,7 +448,7 @@ def best(facts: Iterable[PersonalFact]) -> dict[tuple[str, str], list[PersonalFa
         items.sort(
             key=lambda f: (
                 f.remembered is not None,
-                f.ts or datetime.min,
+                _when(f.ts),
                 f.session or "",
                 f.seq or 0,
             ),
@@ -422,6 +479,7 @@ __all__ = [
     "best",
     "facts_in",
     "from_turns",
+    "index",
     "parse_told",
     "remembered",
     "sentence",

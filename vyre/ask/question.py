@@ -95,9 +95,12 @@ def stem(word: str) -> str:
     return _ALIAS.get(s, s)
 
 
+_POSSESSIVE = ("'s", "’s")
+
+
 def words(text: str) -> list[str]:
     """Words as written, possessives dropped ("Marlow's" -> "Marlow")."""
-    return [re.sub(r"['’]s$", "", w) for w in _WORD.findall(text)]
+    return [w[:-2] if w.endswith(_POSSESSIVE) else w for w in _WORD.findall(text)]
 
 
 _PARTS = re.compile(r"[/._:-]+")
@@ -107,14 +110,29 @@ _PARTS = re.compile(r"[/._:-]+")
 def content(text: str) -> tuple[str, ...]:
     """Stems of the content words of a text, in order; a code word counts as its parts too
     ("search/indexer.py" says "search" and "indexer")."""
-    out = []
-    for w in words(text):
-        if w.casefold() in STOP or w.isdigit():
-            continue
-        out.append(stem(w))
-        if _PARTS.search(w):
-            out += [stem(p) for p in _PARTS.split(w) if p and p.casefold() not in STOP]
+    out: list[str] = []
+    for w in _WORD.findall(text):
+        out += _word_stems(w)
     return tuple(out)
+
+
+def content_set(text: str) -> frozenset[str]:
+    """The stems `content` gives, as a set: each distinct word read once (long turns)."""
+    out: set[str] = set()
+    for w in set(_WORD.findall(text)):
+        out.update(_word_stems(w))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_stems(w: str) -> tuple[str, ...]:
+    if w.endswith(_POSSESSIVE):
+        w = w[:-2]
+    if w.casefold() in STOP or w.isdigit():
+        return ()
+    if not _PARTS.search(w):
+        return (stem(w),)
+    return (stem(w), *(stem(p) for p in _PARTS.split(w) if p and p.casefold() not in STOP))
 
 
 @dataclass(frozen=True)
@@ -261,4 +279,4 @@ DECISION = frozenset(
     ).split()
 )
 
-__all__ = ["KINDS", "STOP", "Question", "content", "key", "parse", "stem", "words"]
+__all__ = ["KINDS", "STOP", "Question", "content", "content_set", "key", "parse", "stem", "words"]

@@ -290,7 +290,7 @@ CREATE TABLE deck_passkeys (
 
 M007_RECALL = """
 -- Recall's search index (vyre/ledger/search.py): FTS5 with a stemming tokenizer over what the
--- person and the assistant said in main sessions. (turns_fts stays while `memory ask` reads it.)
+-- person and the assistant said in main sessions.
 
 -- One row per session with searched turns: its number (the high bits of its documents'
 -- rowids), the scope tokens its documents carry, how many it has, whether they must be
@@ -408,6 +408,40 @@ CREATE UNIQUE INDEX learn_commands_event_key ON learn_commands (event_key)
 ALTER TABLE lessons ADD COLUMN note TEXT;
 """
 
+M012_ASK = """
+-- `memory ask` reads recall's index (m007): the first search table and its trigger go.
+DROP TRIGGER IF EXISTS turns_ad;
+DROP TABLE IF EXISTS turns_fts;
+
+-- Personal facts the person's own turns state (vyre/ask/personal.py), found once when the turn
+-- is stored and kept beside it. Derived from turns, never a source of truth: a deleted turn
+-- takes its facts with it, a changed turn is read again (personal_dirty), and everything is
+-- read again when the patterns change (meta personal.version).
+CREATE TABLE personal_said (
+  turn INTEGER NOT NULL,         -- turns.id
+  session TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  who TEXT NOT NULL,             -- the relation ("wife"), '' for the person themself
+  attr TEXT NOT NULL,            -- name | birthday | lives_in | from | works_at
+  value TEXT NOT NULL,
+  at TEXT,
+  quote TEXT NOT NULL,
+  ts TEXT,
+  rule TEXT NOT NULL
+);
+CREATE INDEX personal_said_asked ON personal_said (attr, who);
+CREATE INDEX personal_said_turn ON personal_said (turn);
+CREATE TABLE personal_dirty (turn INTEGER PRIMARY KEY);
+CREATE TRIGGER personal_turn_gone AFTER DELETE ON turns WHEN old.by = 'person' BEGIN
+  DELETE FROM personal_said WHERE turn = old.id;
+END;
+CREATE TRIGGER personal_turn_changed AFTER UPDATE OF text, by, kind, sidechain ON turns
+WHEN old.by = 'person' OR new.by = 'person' BEGIN
+  DELETE FROM personal_said WHERE turn = old.id;
+  INSERT OR IGNORE INTO personal_dirty (turn) VALUES (new.id);
+END;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -418,4 +452,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m007_recall", M007_RECALL),
     ("m004_reliability", M004_RELIABILITY),
     ("m013_learn_inferred", M013_LEARN_INFERRED),
+    ("m012_ask", M012_ASK),
 ]

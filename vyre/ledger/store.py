@@ -32,9 +32,6 @@ from vyre.ledger.migrations import MIGRATIONS
 if TYPE_CHECKING:
     from vyre.models import Thread
 
-# Which turns turns_fts covers: what was said, by the person or the assistant.
-SEARCHED = "by IN ('person', 'agent') AND kind = 'text'"
-
 
 def ts_text(value: datetime | None) -> str | None:
     return value.isoformat(timespec="microseconds") if value else None
@@ -228,15 +225,10 @@ class Ledger:
     # -- search ---------------------------------------------------------------------------
 
     @staticmethod
-    def index_turns(db: sqlite3.Connection, *, after: int) -> None:
-        """Add turns stored after row `after` to the search indexes, in bulk (a trigger per
-        row costs twice as much on a large ingest): turns_fts (words as written, which
-        `memory ask` reads) and recall's (vyre/ledger/search.py, which keeps its own mark)."""
-        db.execute(
-            "INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns "
-            f"WHERE id > ? AND {SEARCHED}",
-            (after,),
-        )
+    def index_turns(db: sqlite3.Connection) -> None:
+        """Add the turns stored since the last time to recall's search index
+        (vyre/ledger/search.py keeps the mark), in bulk: a trigger per row costs twice as
+        much on a large ingest."""
         search.index_new(db)
 
     def catch_up_search(self) -> bool:

@@ -13,6 +13,8 @@ _MIDDLE_INITIAL = re.compile(r"\b[A-Za-z]\.\s+")
 
 def fold(text: str) -> str:
     """Casefold, strip accents, collapse white space."""
+    if text.isascii():  # nothing to strip: most text, and the fast way
+        return " ".join(text.casefold().split())
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     return " ".join(text.casefold().split())

@@ -80,13 +80,12 @@ def ingest(
         # the same file a moment ago.
         done, size = 0, 0
         with ledger.transaction() as db:
-            last = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
             known = _states(db, pending[:BATCH_FILES])
             while pending and done < BATCH_FILES and size < BATCH_BYTES:
                 path = pending.pop(0)
                 size += _ingest_file(db, path, known.get(str(path)), real, extract, report)
                 done += 1
-            ledger.index_turns(db, after=last)
+            ledger.index_turns(db)
         if progress:
             progress(done)
     return report
