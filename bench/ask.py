@@ -89,7 +89,8 @@ def personal_cli(runs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="vyre-askbench-") as tmp:
         root, home = Path(tmp) / "projects", Path(tmp) / "home"
         _life(root)
-        Memory(home).ingest(root)[0]
+        with Memory(home) as memory:
+            memory.ingest(root)
         env = {**os.environ, "VYRE_HOME": str(home), "CLAUDE_CONFIG_DIR": str(root.parent)}
         os.environ.update(VYRE_HOME=str(home), CLAUDE_CONFIG_DIR=str(root.parent))
         process.start(home)

@@ -48,6 +48,6 @@ def generated_home(work: Path, sessions: int, projects: int = 30) -> tuple[Path,
             for n in range(1, projects + 1):
                 memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
             t = time.perf_counter()
-            report, _ = memory.ingest(root)
+            report = memory.ingest(root).report
             print(f"home built: {report.records:,} records in {time.perf_counter() - t:.1f} s")
     return root, home
