@@ -330,10 +330,10 @@ def test_sentences_counts_and_dates_as_people_write_them():
     from vyre.ask.answer import _absolute, _counted, _split
 
     assert list(
-        _split("ok BI tool decision. we went with Metabase, self-hosted. Dr. Osei agreed.")
+        _split("ok BI tool decision. we went with Superset, self-hosted. Dr. Osei agreed.")
     ) == [
         "ok BI tool decision.",
-        "we went with Metabase, self-hosted.",
+        "we went with Superset, self-hosted.",
         "Dr. Osei agreed.",
     ]
     assert list(_split("mail dana@harlow.law. Then ship it")) == [
