@@ -807,7 +807,7 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
             if w[:1].isupper()
             and fold(w) not in asked
             and fold(w) not in dated
-            and not (is_given_name(w) and ws[i - 1].casefold() not in _PLACE_WORDS)
+            and not (is_given_name(w) and ws[i - 1].casefold() not in _IN_A_PLACE)
             and not any(k == "person" for _, k in people.get(fold(w), ()))
         ]
         return 1.0 if caps else 0.6
@@ -851,6 +851,8 @@ def _counted(sentence: str, noun: str) -> bool:
 
 # The gazetteer knows Berlin, Paris and Florence as given names too: after these, a place.
 _PLACE_WORDS = frozenset({"in", "near", "around", "outside", "from", "to", "at"})
+# What a where-answer's place follows ("in Florence"); "to" and "from" come before people too.
+_IN_A_PLACE = frozenset({"in", "near", "around", "outside", "at"})
 
 
 def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> bool:
