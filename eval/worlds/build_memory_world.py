@@ -1170,6 +1170,18 @@ SESSIONS: list[Session] = [
                   "one to today's date."),
         stop(),
     ]),
+    Session("summit-roofing/scaffolding", SR, "2026-09-15T09:00",
+            covers="a title said before \"is\" and the name (\"Summit Roofing's site foreman is "
+                   "...\"); \"their hire coordinator\" points back at the org named before",
+            steps=[
+        user("Summit Roofing's site foreman is Kwabena Asante; he books the scaffolding. The "
+             "scaffolding comes from Tallis Hire Ltd, and Ines Moreau is their hire "
+             "coordinator, so put both on the job sheet contacts."),
+        assistant(tools=(edit(f"{SR}/docs/job-sheet.md", "## Contacts\n",
+                              "## Contacts\n- site foreman\n- scaffolding hire\n"),)),
+        assistant("The job sheet lists both contacts now."),
+        stop(),
+    ]),
     Session("summit-roofing/release-notes", SR, "2026-09-25T10:30",
             covers="a slash command whose expansion names people (noise); Joy Tran's title; "
                    "an open deadline; short form \"send the screenshots to Summit\"",
@@ -1397,6 +1409,9 @@ def gold() -> dict:
     g.person(r, "Marco Silva", "Summit Roofing", address="marco@summitroofing.com")
     g.person(r, "Joy Tran", "Summit Roofing", "estimator")
     g.person(r, "Tavi Brannagh", "Summit Roofing")  # "cc Tavi Brannagh": no gazetteer has it
+    g.person(r, "Kwabena Asante", "Summit Roofing", "site foreman")  # "X's site foreman is"
+    g.org(r, "Tallis Hire Ltd")
+    g.person(r, "Ines Moreau", "Tallis Hire Ltd", "hire coordinator")  # "is their ..."
     g.org(r, "Ledgerline Payments Ltd")
     g.fact(r, "quote form", "deadline", "2026-10-20")
 

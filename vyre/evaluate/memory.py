@@ -45,6 +45,7 @@ from vyre.api import Memory
 from vyre.errors import CorrectionError, WorldError
 from vyre.models import Fact
 from vyre.resolve import fold
+from vyre.resolve.names import org_key
 from vyre.rooms.names import MAIN
 from vyre.rooms.projects import ProjectError
 
@@ -454,6 +455,8 @@ def raise_ratchet(result: dict, ratchet: dict | None) -> dict:
 def _label(value: str, kind: str | None) -> str:
     if kind == "repo" and "/" in value:
         value = value.rsplit("/", 1)[1]
+    if kind == "org":
+        return org_key(value)  # the legal form is part of no org's identity (resolve/names.py)
     return fold(value)
 
 
@@ -462,7 +465,7 @@ def _match(g: dict, f: Fact) -> bool:
         return False
     if f.rel == "deadline":
         return g["object"] == f.object
-    subject_kind = "repo" if f.subject_kind == "repo" else None
+    subject_kind = f.subject_kind if f.subject_kind in ("repo", "org") else None
     if _label(g["subject"], subject_kind) != _label(f.subject, f.subject_kind):
         return False
     if f.rel == "is":

@@ -38,7 +38,11 @@ developer producer editor receptionist planner contractor estimator foreman supe
 specialist representative rep paralegal secretary chair advisor adviser scientist researcher
 strategist copywriter writer marketer recruiter bookkeeper controller treasurer surveyor
 technician doctor nurse orthodontist surgeon therapist chef baker teacher professor dean
-curator photographer illustrator pm intern associate
+curator photographer illustrator pm intern associate student postdoc lecturer auditor
+physio physiotherapist vet veterinarian pharmacist optometrist midwife paramedic mechanic
+electrician plumber carpenter clerk librarian registrar actuary economist statistician
+ecologist biologist chemist physicist journalist reporter programmer buyer underwriter
+trustee
 """)
 
 MONTHS = {

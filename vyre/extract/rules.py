@@ -47,7 +47,7 @@ from vyre.extract.lexicon import (
 from vyre.extract.text import QUOTE_CHARS, Prose, sentence_start, squash
 
 # Bump when a rule changes what it finds: stored mentions are then recomputed from turns.
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 
 __all__ = ["QUOTE_CHARS", "RULES_VERSION", "extract"]
 
@@ -56,11 +56,37 @@ MAX_TEXT = 200_000  # a turn longer than this is read up to here (pasted dumps, 
 
 # -- building blocks -------------------------------------------------------------------------
 
-_UP = "A-ZÀ-ÖØ-Þ"
-_LO = "a-zß-öø-ÿ"
+
+def _letters(upper: bool) -> str:
+    """A character class body of every upper (or lower) case letter in the Latin, Greek and
+    Cyrillic blocks: names are written Łukasz, Şahin, Đặng, Ōshima and Ångström, not ASCII."""
+    blocks = [(0x41, 0x24F), (0x370, 0x52F), (0x1E00, 0x1EFF)]
+    chars = [
+        chr(c)
+        for lo, hi in blocks
+        for c in range(lo, hi + 1)
+        if (chr(c).isupper() if upper else chr(c).islower()) and chr(c).isalpha()
+    ]
+    ranges: list[str] = []
+    start = prev = None
+    for ch in chars:
+        if prev is not None and ord(ch) == ord(prev) + 1:
+            prev = ch
+            continue
+        if start is not None:
+            ranges.append(start if start == prev else f"{start}-{prev}")
+        start = prev = ch
+    if start is not None:
+        ranges.append(start if start == prev else f"{start}-{prev}")
+    return "".join(ranges)
+
+
+_UP = _letters(upper=True)
+_LO = _letters(upper=False)
 # A capitalised token: names ("Priya", "O'Neil", "Jean-Luc"), and org names that are
-# all-caps or carry digits ("IBM", "OpenAI", "Auth0"); an initial ("M."); "&".
-_TOKEN = re.compile(rf"[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
+# all-caps or carry digits ("IBM", "OpenAI", "Auth0"); a dotted legal form, lowercase letters
+# and all ("S.r.l.", "S.p.A.", "K.K."); an initial ("M."); "&".
+_TOKEN = re.compile(rf"[{_UP}]\.(?:[{_LO}{_UP}]{{1,2}}\.)+|[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
 _HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=len, reverse=True))
 # a link word or a time word ends a title: "head of finance at Acme", "head of finance today"
 _NOT_LINK = (
@@ -71,7 +97,7 @@ _TITLE = (
     rf"(?P<title>(?:[A-Za-z][\w&/-]*\s+){{0,3}}(?i:{_HEADS})"
     rf"(?:\s+of\s+{_NOT_LINK}[a-z][\w-]*(?:\s+{_NOT_LINK}[a-z][\w-]*)?)?)(?![\w-])"
 )
-_ORG_TOKEN = r"(?:[A-Z0-9][\w'’.-]*|&)"
+_ORG_TOKEN = rf"(?:[{_UP}0-9][\w'’.-]*|&)"
 _ORG = rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of|de|für|for))*)"
 _EMAIL = r"(?<![\w.+-])([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![\w-])"
 EMAIL_RE = re.compile(_EMAIL)
@@ -82,24 +108,33 @@ been he she they it this that what which
 _DET = r"(?:(?:the|our|their|a|an|my|his|her)\s+)?"
 _NEW = r"(?:(?:new|current|acting|interim)\s+)?"
 _LINK = r"(?:at|of|for|with)"
+# "postdoc in the Moss lab at Acme", "engineer on Jo's team at Acme": a unit before the org
+_UNIT = (
+    r"(?:\s+(?:in|on)\s+(?:the\s+|[\w'’-]+['’]s\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:group|team|lab|department|dept|office|unit|division|squad))?"
+)
+# an appositive is set off by a comma or a dash: "Ana Silva, the CTO" / "Ana Silva — the CTO"
+_APPOSE = r"(?:,|\s+[—–-])\s+"
 
 _AFTER_PERSON = [
     (
         "has_title.appositive",
         re.compile(
-            rf",\s+(?:(?:who\s+is|who's|(?:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re))\s+)?"
-            rf"{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
+            rf"{_APPOSE}(?:(?:who\s+is|who's|(?:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re))\s+)?"
+            rf"(?:as\s+)?{_DET}{_NEW}{_TITLE}(?:{_UNIT}\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
         ),
     ),
     (
         "has_title.parenthetical",
-        re.compile(rf"\s*\({_DET}{_NEW}{_TITLE}(?:\s+(?:at|of|for)\s+(?:the\s+)?{_ORG})?\)"),
+        re.compile(  # "(head of ops at Acme)", "(senior auditor, Acme AB)"
+            rf"\s*\({_DET}{_NEW}{_TITLE}(?:(?:{_UNIT}\s+(?:at|of|for)\s+(?:the\s+)?|,\s+){_ORG})?\)"
+        ),
     ),
     (
         "has_title.is",
         re.compile(
             rf"\s+(?:is|was)\s+(?:now\s+|still\s+)?(?:the|our|their|a|an)\s+{_NEW}{_TITLE}"
-            rf"(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
+            rf"(?:{_UNIT}\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
         ),
     ),
     (
@@ -127,7 +162,7 @@ _AFTER_PERSON = [
 ]
 # a cheap first look at what follows a name: every _AFTER_PERSON pattern starts so
 _AFTER_CUE = re.compile(
-    r",|\s*\(|\s+(?:is|was|from|of|at|@|over|works|is|who|has|just|joined|now|still|also)\b"
+    r",|\s*\(|\s+[—–-]\s|\s+(?:is|was|from|of|at|@|over|works|is|who|has|just|joined|now|still|also)\b"
 )
 # rules whose org must look like an org (an org word, a legal form, "the X") before it counts
 # for a pair of unknown words; after a known person, "at X" is where they work
@@ -141,6 +176,13 @@ _TITLE_BEFORE = re.compile(rf"(?:^|[\s(])(?:the|our|their|my|his|her|your)\s+{_N
 _TITLE_BEFORE_ORG = re.compile(  # "Marlow's CFO, Rhys Talbot" / "Acme's head of sales Jo Li"
     rf"(?:^|[\s(])(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+{_NEW}{_TITLE},?\s+$"
 )
+# "my physio is Dr. Hana Sato", "their accountant is also called Jo Reyes", "Rex's vet is ..."
+_TITLE_NAMED = re.compile(
+    rf"(?:(?:^|[\s(])(?:the|our|their|my|his|her|your)|"
+    rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s)\s+{_NEW}{_TITLE}\s+"
+    rf"(?:is|was)\s+(?:also\s+|now\s+|still\s+)?(?:called\s+|named\s+)?"
+    rf"(?:(?:{'|'.join(HONORIFICS)})\.?\s+)?$"
+)
 _TITLE_OF = re.compile(rf"(?i:{_HEADS})\s+of\s+(?:the\s+)?$")
 _HONORIFIC_BEFORE = re.compile(rf"(?:^|[\s(])(?:{'|'.join(HONORIFICS)})\.?\s+$")
 _KIN = "|".join(sorted(KINSHIP, key=len, reverse=True))
@@ -149,7 +191,11 @@ _KIN_BEFORE = re.compile(
     rf"(?P<kin>{_KIN}),?\s+$",
     re.I,
 )
-_KIN_AFTER = re.compile(rf"['’]s\s+(?:(?:older|younger|little|big|new|late)\s+)?(?:{_KIN})\b", re.I)
+# "Siobhan's grandparents" says Siobhan is a person; "Biscuit's vet" says Biscuit is a pet
+_KIN_OF_PEOPLE = "|".join(sorted(KINSHIP - {"vet"}, key=len, reverse=True))
+_KIN_AFTER = re.compile(
+    rf"['’]s\s+(?:(?:older|younger|little|big|new|late)\s+)?(?:{_KIN_OF_PEOPLE})\b", re.I
+)
 _CC_BEFORE = re.compile(
     r"(?:^|[\s(])(?:cc|cc:|CC|CC:|Cc|Cc:|copying|(?:looping|loop|bringing|bring|pulling|pull|"
     r"roping|rope|copying|copy)\s+in)\s+$",
@@ -162,7 +208,7 @@ _NICKNAME = re.compile(
 )
 # "... Ines Carvalho moved there in the summer and she's now head of legal ops at Acme."
 _PRONOUN_TITLE = re.compile(
-    rf"(?:^|[.;,]\s+|\b(?:and|but|so)\s+)(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s+"
+    rf"(?:^|[.;,—–]\s+|\s-\s+|\b(?:and|but|so)\s+)(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s+"
     rf"(?:now\s+|also\s+)?{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
 )
 PRONOUN_REACH = 300  # how far back a pronoun looks for the person it stands for
@@ -179,6 +225,11 @@ _SIGNATURE_TITLE = re.compile(
 _DATE = dates.DATE
 _NP = r"(?P<subj>(?:[\w'-]+\s+){0,3}?[\w'-]+)"
 _BY = r"(?:by|before|on|for)\s+"
+_IN_SPAN = r"(?=in\s+\w+\s+(?:days?|weeks?)\b|in\s+a\s+fortnight)"  # "live in two weeks"
+_DUE_VERBS = (
+    r"(?:ship(?:ped)?|done|ready|finished|delivered|live|launched|out|signed\s+off|"
+    r"submitted|in|land(?:ed)?|go\s+out|complete[d]?)"
+)
 _DEADLINES = [
     (
         "deadline.due",
@@ -226,8 +277,7 @@ _DEADLINES = [
         "deadline.by",  # "the portal has to ship by the 14th", "it needs to be done by Friday"
         re.compile(
             rf"\b{_NP}\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?"
-            r"(?:ship(?:ped)?|done|ready|finished|delivered|live|launched|out|signed\s+off|"
-            rf"submitted|in|land(?:ed)?|go\s+out|complete[d]?)\s+{_BY}{_DATE}",
+            rf"{_DUE_VERBS}\s+(?:{_BY}|{_IN_SPAN}){_DATE}",
             re.I,
         ),
     ),
@@ -240,6 +290,12 @@ _DEADLINES = [
         ),
     ),
 ]
+# "the board meets 10 Dec and the new dashboard has to ship by then": the date said before
+_BY_THEN = re.compile(
+    rf"\b{_NP}\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?{_DUE_VERBS}\s+"
+    r"(?:by|before)\s+then\b",
+    re.I,
+)
 _NP_STOPS = words("""
 the our my this that a an their your his her its says said thinks so and but if because
 when then now also
@@ -307,6 +363,9 @@ _DECIDED = re.compile(
     r"\b(?:[Ww]e|[Ii])(?:\s+have|'ve|’ve)?\s+(?:just\s+)?decided\s+(?:to\s+|on\s+|that\s+)?"
     r"(?P<obj>[^.!?\n]{3,100})"
     r"|\b[Ww]e(?:'re|’re| are)\s+going\s+with\s+(?P<obj2>[^.!?\n]{3,100})"
+    # "decided: sqlite for the cache, no redis", a note to self with a colon
+    r"|\b(?<![-/])[Dd]ecided:\s+(?![Ww]e(?:'re|’re| are)\s+going\s+with\b)"
+    r"(?P<obj3>[^.!?\n]{3,100})"
 )
 _CHOICE_CUES = re.compile("prefer|rather|decided|going with")
 # where a stated choice ends: "... in staging models, so dedupe there" keeps the choice only
@@ -321,7 +380,7 @@ _REPO_URL = re.compile(
     r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?(?=[/\s)\]\"'>,;:#?]|\.?$|\.\s)"
 )
 _REPO_SLUG = re.compile(
-    r"\b(?i:repo|repository|clone|fork)\s+(?:is\s+|at\s+|called\s+|named\s+)?[`(]?"
+    r"\b(?i:repo|repository|clone|fork)(?::\s*|\s+)(?:is\s+|at\s+|called\s+|named\s+)?[`(]?"
     r"(?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])`?"
 )
 _REPO_SLUG_BEFORE = re.compile(
@@ -335,6 +394,13 @@ _REPO_SLUG_PAREN = re.compile(
 # "the churn-model repo": a repo named without its owner (an identifier, not a word)
 _REPO_NAME = re.compile(
     r"\b(?i:the|our|this|that|my)\s+`?(?P<name>[a-z0-9]+(?:[-_.][a-z0-9]+)+)`?\s+(?:repo|repository)\b"
+)
+# "repo is set up as tern-gw", "the repo will be plots-web", "repo: plots-web": a repo
+# named without its owner after the word (an identifier with a separator, not "repo is ready")
+_REPO_CALLED = re.compile(
+    r"\b(?i:repo|repository)(?:\s+(?:is|will\s+be|is\s+going\s+to\s+be)(?:\s+set\s+up\s+as|"
+    r"\s+called|\s+named)?|\s+called|\s+named|:)\s+`?(?P<name>[a-z0-9]+(?:[-_][a-z0-9]+)+)`?"
+    r"(?![\w/-]|\.[a-z0-9])"
 )
 # A bare owner/name only counts beside a code host's words ("PR", "issue #12", "GitHub").
 _REPO_BARE = re.compile(
@@ -380,14 +446,14 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
     out: list[tuple] = []
     tokens = list(_TOKEN.finditer(p.text))
     persons = _persons(p, tokens, by, out)
-    _orgs(p, tokens, persons, out)
+    org_spans = _orgs(p, tokens, persons, out)
     if "@" in p.with_code:
         _addresses(p, persons, out)
     if "." in p.with_code:
         _domains(p, out)
     if "/" in p.with_code or "repo" in p.with_code:
         _repos(p, out)
-    _person_relations(p, persons, out)
+    _person_relations(p, persons, org_spans, out)
     if by == "person":
         lower = p.text.lower()
         if _DEADLINE_CUES.search(lower):
@@ -557,7 +623,11 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
             continue
         if full and not follows_org_word:
             label = " ".join(parts)
-            doubtful = not given or (word in AMBIGUOUS_FIRST and sentence_start(text, tok.start()))
+            doubtful = (
+                not given
+                or (word in AMBIGUOUS_FIRST and sentence_start(text, tok.start()))
+                or before.endswith(("the ", "The "))  # "the Lucia Ferro oven": a modifier
+            )
             cue = _person_cue(p, tok.start(), end) if doubtful else False
             if given and not (doubtful and not cue):
                 found.append((tok.start(), end, label))
@@ -737,7 +807,7 @@ def _nicknames(p: Prose, persons: list[Span], out: list) -> None:
         )
 
 
-def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
+def _person_relations(p: Prose, persons: list[Span], orgs: list[Span], out: list) -> None:
     text = p.text
     for start, end, label in persons:
         rest = text[end : end + AFTER_CHARS]
@@ -758,6 +828,8 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
                     continue
                 out.append((rule, label, "person", "has_title", _title(title), "value", quote))
             org = _clean_org(groups.get("org"))
+            if title is not None and not org and not lone:
+                _their_org(p, orgs, label, start, end + m.start(), end + m.end(), out)
             if (
                 org
                 and rule in _WEAK_ORG_RULES
@@ -810,6 +882,17 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
                 out.append(("works_at.possessive", label, "person", "works_at", org, "org", quote))
                 out.append(_is("org.context", org, "org", quote))
             continue
+        m = _titled(before, _TITLE_NAMED)
+        if m and _good_title(m.group("title")):
+            quote = p.quote(start - len(m.group(0)), end)
+            title = _title(m.group("title"))
+            out.append(("has_title.named", label, "person", "has_title", title, "value", quote))
+            org = _clean_org(m.group("org"), last=True)
+            # "Brandt Joinery's CFO is ...", "Acme Ltd's ...", never a lone name ("Rex's vet")
+            if org and _looks_like_org(org, loose=" " in org):
+                out.append(("works_at.possessive", label, "person", "works_at", org, "org", quote))
+                out.append(_is("org.context", org, "org", quote))
+            continue
         m = _titled(before, _TITLE_BEFORE)
         if m and _good_title(m.group("title")):
             quote = p.quote(start - len(m.group(0)), end)
@@ -825,11 +908,11 @@ def _person_relations(p: Prose, persons: list[Span], out: list) -> None:
                 )
             )
     _signatures(p, persons, out)
-    _pronouns(p, persons, out)
+    _pronouns(p, persons, orgs, out)
     _nicknames(p, persons, out)
 
 
-def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
+def _pronouns(p: Prose, persons: list[Span], orgs: list[Span], out: list) -> None:
     """A title said with a pronoun ("... and she's now head of legal ops at Acme") belongs to
     the nearest full name before it, in its sentence or the one before."""
     text = p.text
@@ -855,6 +938,31 @@ def _pronouns(p: Prose, persons: list[Span], out: list) -> None:
         if org:
             out.append(("works_at.pronoun", label, "person", "works_at", org, "org", quote))
             out.append(_is("org.context", org, "org", quote))
+        else:
+            _their_org(p, orgs, label, max(near)[0], m.start(), m.end(), out)
+
+
+# "their CTO", "the office manager there": the title points back at an org named just before
+_THEIR = re.compile(r"\btheir\s", re.I)
+_THERE = re.compile(r"[ \t]+there\b")
+
+
+def _their_org(
+    p: Prose, orgs: list[Span], label: str, name_at: int, start: int, end: int, out: list
+) -> None:
+    """A title said as "their <title>" or "<title> there" (text[start:end]) works at the org
+    named last before it, in the person's sentence or the one before ("... hosted by Corvel
+    Hosting Ltd. Anouk Smit is their support engineer"). No org there: nothing."""
+    text = p.text
+    if not _THEIR.search(text, start, end) and not _THERE.match(text, end, end + 8):
+        return
+    lo = p.sentence(p.sentence(name_at)[0] - 2)[0] if name_at > 1 else 0
+    before = [o for o in orgs if lo <= o[0] and o[1] <= start]
+    if not before:
+        return
+    o_start, _, org = before[-1]
+    quote = p.quote(o_start, end)
+    out.append(("works_at.their", label, "person", "works_at", org, "org", quote))
 
 
 def _signature_title(text: str, start: int, end: int) -> tuple[re.Match, int] | None:
@@ -925,10 +1033,12 @@ def _title(title: str) -> str:
 # -- organisations -----------------------------------------------------------------------------
 
 
-def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> None:
+def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> list[Span]:
     """Capitalised names that end in an org word or a legal form: "Keel & Ash Architects",
-    "Summit Dental", "Marlow Haulage Ltd", "Acme S.A."; orgs named by their context."""
+    "Summit Dental", "Marlow Haulage Ltd", "Acme S.A."; orgs named by their context. Returns
+    where each org stands, for the titles that point back at one ("their CTO")."""
     text = p.text
+    spans: list[Span] = []
     taken = {(s, e) for s, e, _ in persons}
     n = len(tokens)
     for i, tok in enumerate(tokens):
@@ -972,22 +1082,27 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> N
             continue
         rule = "org.legal" if legal else "org.suffix"
         out.append(_is(rule, label, "org", p.quote(tokens[k].start(), end)))
+        spans.append((tokens[k].start(), end, label))
     lower = text.lower()
     appositive = _APPOSITIVE_CUE.search(lower) is not None
     for m in _ORG_APPOSITIVE.finditer(text) if appositive else ():
         org = _clean_org(m.group("org"), last=True)
         if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
             out.append(_is("org.appositive", org, "org", p.quote(m.start(), m.end())))
+            spans.append((m.start("org"), m.end("org"), org))
     for m in _ORG_TEAM.finditer(text) if " team" in lower else ():
         org = _clean_org(m.group("org"))
         if org and org not in DEPARTMENTS and _looks_like_org(org, loose=True):
             out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
+            spans.append((m.start("org"), m.end("org"), org))
     for m in _ORG_VERB.finditer(text) if _ORG_VERB_CUE.search(lower) else ():
         org = _clean_org(m.group("org"), last=True)
         if org and " " not in org and re.search(r"(?:ing|ings|ies|[^s]s)$", org):
             continue  # "Winning can give us", "Memories can give us": a noun, not a name
         if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
             out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
+            spans.append((m.start("org"), m.end("org"), org))
+    return sorted(spans)
 
 
 def _is_person_span(m: re.Match, taken: set) -> bool:
@@ -1190,8 +1305,12 @@ def _repos(p: Prose, out: list) -> None:
             if owner.lower() in _NOT_OWNERS or not name or name in (".", ".."):
                 continue
             out.append(_is(rule, f"{owner}/{name}", "repo", p.quote(m.start(), m.end())))
-    for m in _REPO_NAME.finditer(text) if "repo" in lower else ():
-        out.append(_is("repo.name", m.group("name"), "repo", p.quote(m.start(), m.end())))
+    for pattern in (_REPO_NAME, _REPO_CALLED) if "repo" in lower else ():
+        for m in pattern.finditer(text):
+            name = m.group("name")
+            if any(part in _FUNCTION_WORDS for part in re.split(r"[-_.]", name)):
+                continue  # "up-to-date", "set-up": a phrase, not an identifier
+            out.append(_is("repo.name", name, "repo", p.quote(m.start(), m.end())))
     if "/" not in text:
         return
     for m in _REPO_BARE.finditer(text):
@@ -1245,6 +1364,16 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
             subject = _deadline_subject(rule, m.groupdict().get("subj"))
             quote = p.quote(m.start(), m.end())
             out.append((rule, subject, "thing", "deadline", day.isoformat(), "date", quote))
+    for m in (m for lo, hi in spans for m in _BY_THEN.finditer(text, lo, hi)):
+        lo = p.sentence(m.start())[0]
+        earlier = list(dates.DATE_RE.finditer(text, lo, m.start()))
+        day = dates.resolve(earlier[-1], said) if earlier else None
+        if day is None or day in days:
+            continue
+        days.add(day)
+        subject = _deadline_subject("deadline.by", m.group("subj"))
+        quote = p.quote(earlier[-1].start(), m.end())
+        out.append(("deadline.by", subject, "thing", "deadline", day.isoformat(), "date", quote))
 
 
 def _deadline_subject(rule: str, np: str | None) -> str:
@@ -1274,7 +1403,8 @@ def _choices(p: Prose, out: list) -> None:
         ("decided.words", "decided", _DECIDED),
     ):
         for m in pattern.finditer(text):
-            value = _CLAUSE_END.split(m.group("obj") or m.group("obj2") or "", maxsplit=1)[0]
+            said = m.group("obj") or m.group("obj2") or m.groupdict().get("obj3") or ""
+            value = _CLAUSE_END.split(said, maxsplit=1)[0]
             value = value.strip(" ,;:-")
             if len(value) < 3:
                 continue

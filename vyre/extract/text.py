@@ -20,13 +20,17 @@ _INLINE_CODE = re.compile(r"`[^`\n]{1,200}`")
 _MARKUP = re.compile(r"<([a-z][\w-]{1,40})(?:\s[^<>\n]{0,200})?>.{0,20000}?</\1>", re.S)
 _LOG_LINE = re.compile(
     r"^[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|(?:DEBUG|INFO|WARN|WARNING|ERROR"
-    r"|FATAL|TRACE|CRITICAL)\b|Traceback \(|File \"|at [\w$.]+\(|\$ |> |>>> ).*$",
+    r"|FATAL|TRACE|CRITICAL)\b|Traceback \(|File \"|at [\w$.]+\(|\$ |>>> ).*$",
     re.M,
 )
 # a cheap first look: a line that starts like a log line, a traceback or a shell prompt
 _LOG_START = re.compile(
-    r"(?:^|\n)[ \t]*(?:\[?\d|DEBUG|INFO|WARN|ERROR|FATAL|TRACE|CRITICAL|Traceback|File |at |\$ |> )"
+    r"(?:^|\n)[ \t]*(?:\[?\d|DEBUG|INFO|WARN|ERROR|FATAL|TRACE|CRITICAL|Traceback|File |at |"
+    r"\$ |>>> )"
 )
+# the marker of a quoted line ("> Best regards," in a forwarded email, a markdown quote): the
+# words are still prose the person pasted, so only the marker is blanked ("> > " nests)
+_QUOTE_MARK = re.compile(r"^[ \t]*(?:>(?!>>)[ \t]?)+", re.M)
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
 _LINK_TEXT = re.compile(r"\[([^\]\n]{1,200})\]\((?:https?://|www\.)[^)\s]{1,500}\)")
 # a stop before a lowercase word ends an abbreviation, not a sentence: "Acme S.A. says", "e.g. the"
@@ -44,6 +48,8 @@ class Prose:
 
     def __init__(self, raw: str):
         text = _FENCE.sub(_blank, raw) if "```" in raw else raw
+        if ">" in text:
+            text = _QUOTE_MARK.sub(_blank, text)
         if "<" in text:
             text = _MARKUP.sub(_blank, text)
         self.with_code = text  # inline code kept: repos and addresses are often in backticks

@@ -9,6 +9,7 @@ from vyre.resolve.names import (
     org_core,
     org_forms,
     org_key,
+    org_leads,
     person_key,
 )
 
@@ -22,5 +23,6 @@ __all__ = [
     "org_core",
     "org_forms",
     "org_key",
+    "org_leads",
     "person_key",
 ]

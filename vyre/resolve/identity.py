@@ -15,7 +15,7 @@ Rules (ADR 0007 §2):
 - An org's legal form is part of no key: "Marlow Haulage Ltd" and "Marlow Haulage" are
   one org, labelled by the project when it names it, else by its fullest spelling.
 - A repo named without its owner ("the churn-model repo") is the one owner/name in the room
-  with that name.
+  with that name; when the room names no owner/name of it at all, the name alone is the repo.
 - A near match is never merged: distinct full names stay distinct.
 """
 
@@ -74,6 +74,7 @@ class Identities:
         self._lone: set[str] = set()  # first names that are a person on their own
         aliases: list[tuple[str, str]] = []
         repos: dict[str, set[str]] = defaultdict(set)
+        self._lone_repos: set[str] = set()  # repos only ever named without an owner
         for m in mentions:
             if m[5] == "alias":
                 aliases.append((m[3], m[6]))
@@ -87,7 +88,10 @@ class Identities:
                     orgs[label] += 1
                 elif kind == "repo" and "/" in label:
                     repos[label.rsplit("/", 1)[1].lower()].add(label.lower())
-        self._repos = {name: full.pop() for name, full in repos.items() if len(full) == 1}
+                elif kind == "repo":
+                    self._lone_repos.add(label.lower())
+        self._all_repos = {f for full in repos.values() for f in full}
+        self._repos = {name: next(iter(full)) for name, full in repos.items() if len(full) == 1}
         self._taught = {org_key(o) for o in taught_orgs}
         self._taught_labels = set(taught_orgs)
         for label in taught_orgs:
@@ -163,7 +167,14 @@ class Identities:
             return self._org_alias.get(key, f"org:{key}") if key else None
         if kind == "repo" and "/" not in label:
             full = self._repos.get(label.lower())
-            return entity_id("repo", full) if full else None
+            if full:
+                return entity_id("repo", full)
+            # on a host with no owner/name in the room ("set up as tern-gw on our forgejo"),
+            # the name alone is the repo; a name that several owners share stays unresolved
+            known = label.lower() in self._lone_repos and not any(
+                f.endswith("/" + label.lower()) for f in self._all_repos
+            )
+            return entity_id("repo", label) if known else None
         if kind in ENTITY_KINDS or kind in ("thing", "value", "owner", "date", "kind", "session"):
             return entity_id(kind, label)
         return None
@@ -172,7 +183,7 @@ class Identities:
         """Count a spelling for an entity; short forms never become the label."""
         if kind == "person" and len(label.split()) < 2 and eid != entity_id("person", label):
             return
-        if kind == "repo" and "/" not in label:
+        if kind == "repo" and "/" not in label and eid != entity_id("repo", label):
             return
         if kind == "org" and org_key(label) in self._org_alias:
             return

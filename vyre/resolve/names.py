@@ -54,6 +54,14 @@ def org_core(label: str) -> str:
     return "".join(words)
 
 
+def org_leads(label: str) -> list[str]:
+    """An org's first words squashed, one, two, ...: "Blue Heron Maps" -> blue,
+    blueheron, blueheronmaps (its org words left out)."""
+    noise = {x.casefold() for x in ORG_NOISE}
+    words = [w for w in org_key(label).split() if w not in noise]
+    return ["".join(words[: i + 1]) for i in range(len(words))]
+
+
 def org_forms(label: str) -> set[str]:
     """What a domain may spell for an org: its core, or its whole name squashed."""
     whole = "".join(w for w in org_key(label).split() if w != "and")

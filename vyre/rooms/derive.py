@@ -32,6 +32,7 @@ from vyre.resolve import (
     org_core,
     org_forms,
     org_key,
+    org_leads,
 )
 from vyre.rooms.corrections import apply as apply_corrections
 from vyre.rooms.corrections import identity_changes, wrong_keys
@@ -70,6 +71,7 @@ RULE_CONFIDENCE = {
     "works_at.signature": 0.9,
     "works_at.address": 0.7,
     "works_at.pronoun": 0.75,
+    "works_at.their": 0.7,
     "has_title.appositive": 0.85,
     "has_title.parenthetical": 0.85,
     "has_title.is": 0.85,
@@ -77,6 +79,7 @@ RULE_CONFIDENCE = {
     "has_title.possessive": 0.85,
     "has_title.signature": 0.9,
     "has_title.pronoun": 0.75,
+    "has_title.named": 0.8,
     "has_address.adjacent": 0.9,
     "has_address.local_part": 0.75,
     "client_of.words": 0.85,
@@ -338,9 +341,18 @@ def _repo_for(claims: dict, remotes: list[Claim], org_id: str | None, out: _Writ
         orgs.setdefault(org_id, set())
     for repo in repos:
         name = "".join(ch for ch in repo.subject.removeprefix("repo:") if ch.isalnum())
+        own = "".join(
+            ch for ch in repo.subject.removeprefix("repo:").rsplit("/", 1)[-1] if ch.isalnum()
+        )
         for org, sessions in sorted(orgs.items()):
-            core = org_core(out.ident.label(org, org.removeprefix("org:")))
-            if len(core) < 4 or core not in name:
+            label = out.ident.label(org, org.removeprefix("org:"))
+            core = org_core(label)
+            named = len(core) >= 4 and core in name
+            # the project's own repo is often named by the org's first words and what it is:
+            # "ternwick-gateway" for Ternwick Instruments, "blueheron-tiles" for Blue Heron Maps
+            if not named and org == org_id:
+                named = any(own.startswith(lead) for lead in org_leads(label) if len(lead) >= 5)
+            if not named:
                 continue
             together = repo.sessions & sessions
             # In a project's own room, a repo named after the project's org is the org's.
