@@ -280,3 +280,94 @@ def test_the_projects_repo_named_by_the_orgs_first_word_is_the_orgs(tmp_path):
     assert ("ternwick-gateway", "is", "repo") in got
     assert ("ternwick-gateway", "repo_for", "Ternwick Instruments") in got
     memory.close()
+
+
+# -- deadlines: what is due comes before its preposition ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("the abstract for the winter symposium needs to be done by next friday", "abstract"),
+        ("the beta build for Kenji is due 4 October.", "beta build"),
+        ("and the survey report from the field team has to be in before the 14th", "survey report"),
+        ("everything for the launch has to be done by Friday", "launch"),
+    ],
+)
+def test_a_deadline_subject_is_the_thing_before_its_preposition(text, subject):
+    assert {s for s, _ in relation(text, "deadline")} == {subject}
+
+
+# -- prompts: what the hook reaches --------------------------------------------------------------
+
+FOLDER = "/w/quill"
+
+
+@pytest.fixture(scope="module")
+def quill(tmp_path_factory):
+    root = tmp_path_factory.mktemp("quill") / "projects"
+    session(
+        root,
+        FOLDER,
+        "q1",
+        "2025-10-20T10:00:00Z",
+        "Rafa Ortega, the data lead at Quillon Institute, owns the ingest pipeline.",
+        "Wren Adair, the finance lead at Quillon Institute, approves invoices.",
+    )
+    session(
+        root,
+        FOLDER,
+        "q2",
+        "2026-09-20T10:00:00Z",
+        "Rafa Ortega signed off the new schema.",
+        "Kenji Mori, the plant manager at Tsuru Denki K.K., wants the sensor report.",
+        "the lab kit is from Corvel Scientific Ltd (Solomon Achebe, their lab manager, "
+        "everyone calls him Sol).",
+        "Our client is Quillon Institute. Ines Duarte is my contact, she's the grants officer "
+        "there.",
+        "the survey portal launches on 12 October, Ines confirmed.",
+    )
+    memory = Memory()
+    memory.project_add("quill", "Quill", [FOLDER], "Quillon Institute")
+    memory.ingest(root)
+    yield memory
+    memory.close()
+
+
+def hook(memory: Memory, prompt: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.rel, f.object) for f in memory.relevant(prompt, FOLDER, now=NOW)}
+
+
+def test_a_role_stays_fresh_while_the_room_keeps_naming_the_person(quill):
+    # both said eleven months ago; only Rafa was named again since
+    assert ("Rafa Ortega", "works_at", "Quillon Institute") in hook(quill, "send Rafa the notes")
+    assert not hook(quill, "send Wren the notes")
+
+
+def test_a_surname_with_a_japanese_honorific_finds_the_person(quill):
+    got = hook(quill, "mori-san wants an update, what do I tell him")
+    assert ("Kenji Mori", "has_title", "plant manager") in got
+
+
+def test_a_nickname_stated_in_the_room_finds_the_person(quill):
+    got = hook(quill, "ask Sol whether the freezer log is back")
+    assert ("Solomon Achebe", "has_title", "lab manager") in got
+    assert ("Solomon Achebe", "works_at", "Corvel Scientific Ltd") in got
+
+
+def test_when_does_this_need_to_ship_reads_the_rooms_deadlines(quill):
+    assert ("survey portal launch", "deadline", "2026-10-12") in hook(
+        quill, "when does this need to ship?"
+    )
+    assert not hook(quill, "ship it friday, squash the commits on feat/x first")
+
+
+def test_our_client_contact_brings_the_person_at_the_client(quill):
+    got = hook(quill, "who is our client contact again?")
+    assert ("Quillon Institute", "client_of", "owner") in got
+    assert ("Ines Duarte", "works_at", "Quillon Institute") in got
+
+
+def test_a_topic_after_a_named_person_is_a_topic(quill):
+    got = hook(quill, "send Ines the launch checklist")
+    assert ("survey portal launch", "deadline", "2026-10-12") in got

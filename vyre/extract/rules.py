@@ -202,9 +202,10 @@ _CC_BEFORE = re.compile(
     re.I,
 )
 _SPEAKER = re.compile(rf"^(?P<name>[{_UP}][{_LO}'’-]+):\s+\S", re.M)
+_CALLS = r"(?:everyone|everybody|people|we|they|most\s+people)\s+calls?\s+(?:him|her|them)"
 _NICKNAME = re.compile(
     rf"\s*[,(]?\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|or\s+just|but\s+call\s+"
-    rf"(?:him|her|them))\s+['\"“]?(?P<nick>[{_UP}][{_LO}'’-]+)"
+    rf"(?:him|her|them)|{_CALLS})\s+['\"“]?(?P<nick>[{_UP}][{_LO}'’-]+)"
 )
 # "... Ines Carvalho moved there in the summer and she's now head of legal ops at Acme."
 _PRONOUN_TITLE = re.compile(
@@ -213,7 +214,7 @@ _PRONOUN_TITLE = re.compile(
 )
 PRONOUN_REACH = 300  # how far back a pronoun looks for the person it stands for
 _NICKNAME_LATER = re.compile(
-    rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as)\s+['\"“]?"
+    rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|{_CALLS})\s+['\"“]?"
     rf"(?P<nick>[{_UP}][{_LO}'’-]+)"
 )
 _SIGNATURE_TITLE = re.compile(
@@ -223,7 +224,7 @@ _SIGNATURE_TITLE = re.compile(
 # -- deadlines -------------------------------------------------------------------------------
 
 _DATE = dates.DATE
-_NP = r"(?P<subj>(?:[\w'-]+\s+){0,3}?[\w'-]+)"
+_NP = r"(?P<subj>(?:[\w'-]+\s+){0,7}?[\w'-]+)"
 _BY = r"(?:by|before|on|for)\s+"
 _IN_SPAN = r"(?=in\s+\w+\s+(?:days?|weeks?)\b|in\s+a\s+fortnight)"  # "live in two weeks"
 _DUE_VERBS = (
@@ -296,6 +297,9 @@ _BY_THEN = re.compile(
     r"(?:by|before)\s+then\b",
     re.I,
 )
+_CLAUSE_STOPS = words("says said thinks so and but if because when then now also")
+_NP_PREPOSITIONS = words("for from of to with at in on about")
+_NOT_SUBJECTS = words("it this that everything which and")
 _NP_STOPS = words("""
 the our my this that a an their your his her its says said thinks so and but if because
 when then now also
@@ -1366,7 +1370,7 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
             out.append((rule, subject, "thing", "deadline", day.isoformat(), "date", quote))
     for m in (m for lo, hi in spans for m in _BY_THEN.finditer(text, lo, hi)):
         lo = p.sentence(m.start())[0]
-        earlier = list(dates.DATE_RE.finditer(text, lo, m.start()))
+        earlier = list(dates.DATE_RE.finditer(text, lo, m.end()))
         day = dates.resolve(earlier[-1], said) if earlier else None
         if day is None or day in days:
             continue
@@ -1380,12 +1384,19 @@ def _deadline_subject(rule: str, np: str | None) -> str:
     """What is due, in the person's words: "the booking widget ships" -> booking widget;
     a launch keeps the word ("the site launches" -> site launch)."""
     ws = (np or "").lower().split()
-    cut = [i for i, w in enumerate(ws) if w in _NP_STOPS]
+    cut = [i for i, w in enumerate(ws) if w in _CLAUSE_STOPS]
     if cut:  # "Marcus says the intranet launch" -> intranet launch
         ws = ws[cut[-1] + 1 :]
+    # "the abstract for the ornithology conference" -> abstract: what is due comes before its
+    # preposition (or after it, when nothing does: "everything for the launch" -> launch)
+    at = next((i for i, w in enumerate(ws) if w in _NP_PREPOSITIONS), None)
+    if at is not None:
+        head = [w for w in ws[:at] if w not in _NP_STOPS and w not in _NOT_SUBJECTS]
+        ws = ws[:at] if head else ws[at + 1 :]
+    ws = [w for w in ws if w not in _NP_STOPS]
     while ws and ws[-1] in ("is", "are", "'s", "’s", "was", "now", "still"):
         ws.pop()
-    ws = [w for w in ws if w not in ("it", "this", "that", "everything", "which", "and")]
+    ws = [w for w in ws if w not in _NOT_SUBJECTS]
     ws = ws[-4:] if rule == "deadline.by" else ws[-3:]
     if rule == "deadline.launch":
         if ws and ws[-1] in ("go-live", "release"):

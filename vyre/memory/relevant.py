@@ -6,21 +6,25 @@ its words and a few dictionary lookups. A prompt reaches facts four ways:
 1. **Names.** An entity's full name; a form exactly one entity in the room has (a first
    name, an org's short form, a surname after an honorific or written capitalised mid-
    sentence, the name in one of a person's own addresses, a shortening of a first name the
-   room has seen written); an email address or domain, which brings its person or org (an
+   room has seen written, a nickname the room stated, a surname with a Japanese honorific
+   after it, "mori-san"); an email address or domain, which brings its person or org (an
    address memory holds no owner for is read by its local part and its domain).
 2. **Topics.** The prompt's words against the words of the room's facts (what is due, what
    was decided or preferred, a repo's name, a person's title), weighed as BM25 weighs terms:
    a word many of the room's facts share counts for little. A fact is reached when the
    prompt says most of its words, or some of them with a cue of its kind ("when", "due",
    "ready" for a deadline; "agree", "decide" for a decision; "repo", "push" for a repo).
-3. **Deixis.** "this repo", "our client", "the deadline" read the room's `repo_for`,
-   `client_of` and deadlines.
+3. **Deixis.** "this repo", "our client", "the deadline", "when does this need to ship?"
+   read the room's `repo_for`, `client_of` and deadlines; "our client contact" adds the
+   client's people, the one the room called a contact first.
 4. Nothing else: a prompt that needs nothing gets nothing. Words inside code (snake_case,
    dotted.names, CamelCase, paths, `backticks`) never match, and a prompt with code in it
    reaches facts only by a name or a topic it says whole.
 
 Scores are how surely the prompt points at a fact × the relation's worth × freshness
-(ADR 0007 §3); anything under 0.35 is dropped, pins are never dropped, mutes never shown.
+(ADR 0007 §3); anything under 0.35 is dropped, pins are never dropped, mutes never shown. A
+person's role (`works_at`, `has_title`) is as fresh as the last time the room named them: a
+job said once a year ago is still who they are while they keep coming up.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ WEIGHT = {
     "decided": 0.6,
 }
 FLOOR = 0.35
+_ROLES = ("works_at", "has_title")  # functional: one value at a time, closed when it changes
 EMPLOYER = 0.9  # a named person's employer is a client (outside that client's room)
 SHORT_FORM = 1.0  # a form only one entity here has is as good as the full name
 SURNAME = 0.95
@@ -82,6 +87,9 @@ _SOFTWARE = frozenset(
     "webhook json parameter argument variable env config component".split()
 )
 _REPO_NOUNS = frozenset({"repo", "repository", "codebase"})
+_CONTACT_NOUNS = frozenset({"contact", "contacts", "person", "people", "lead"})
+# "when does this need to ship?": a question about when, of the room's own work
+_WHEN_VERBS = frozenset({"ship", "due", "live", "launch", "ready", "done", "finished", "land"})
 _CLIENT_NOUNS = frozenset({"client", "customer"})
 _DEICTIC = frozenset({"this", "the", "our", "my", "that", "which", "what"})
 # "the client library", "the client times out": software, not the user's client.
@@ -91,6 +99,13 @@ _SOFTWARE_AFTER = frozenset(
     "call calls error errors test tests module package version".split()
 )
 _HONORIFICS = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "sir", "dame"})
+# Japanese honorifics written after a name: "mori-san", "kenji-kun"
+_SUFFIXES = ("-san", "-sama", "-sensei", "-kun", "-chan", "-senpai")
+# a nickname stated in a person's own quotes: "(goes by Ada)", "everyone calls him Sol"
+_NICK_IN_QUOTE = re.compile(
+    r"(?:goes\s+by|aka|a\.k\.a\.|known\s+as|calls?\s+(?:him|her|them))\s+['\"“]?"
+    r"([^\W\d_][\w'’-]+)"
+)
 _WRITING = frozenset({"email", "e-mail", "mail", "address", "send", "cc", "reply", "write"})
 # English function words and the verbs of a request: never what a prompt is about.
 _STOP = frozenset(
@@ -141,7 +156,11 @@ class RoomIndex:
     titled: dict[str, str] = field(default_factory=dict)  # has_title fact id -> person
     repos: list[FactRow] = field(default_factory=list)
     clients: list[FactRow] = field(default_factory=list)
+    staff: dict[str, list[FactRow]] = field(default_factory=dict)  # org -> its works_at rows
     deadlines: list[FactRow] = field(default_factory=list)
+    # when each person was last named here (their `is` fact): a role said once, long ago, is
+    # still who they are while the room keeps naming them and nobody said it changed
+    last_named: dict[str, datetime] = field(default_factory=dict)
 
 
 # -- building an index, once per room ---------------------------------------------------------
@@ -189,6 +208,8 @@ def build(
         elif kind == "domain":
             index.domains[fold(label)] = eid
     for row in rows:
+        if row.rel == "is" and row.seen and labels.get(row.subject, ("", ""))[1] == "person":
+            index.last_named[row.subject] = row.seen
         if row.rel == "has_address":
             index.owner[row.object] = row.subject
             # the name in a person's own address is a name of theirs: ada.nwosu@ -> Ada
@@ -208,6 +229,14 @@ def build(
         for form in seen:
             if 3 <= len(form) < len(first) and (first.startswith(form) or first.endswith(form)):
                 shorts[(form,)].add(person)
+    for person, lines in quotes.items():
+        name, kind = labels.get(person, ("", ""))
+        if kind != "person" or len(name.split()) < 2:
+            continue
+        for q in lines:
+            at = q.find(name)
+            for m in _NICK_IN_QUOTE.finditer(q, max(at, 0)) if at >= 0 else ():
+                shorts[(fold(m.group(1)),)].add(person)
     for words, ids in shorts.items():
         if len(ids) == 1 and words not in phrases:  # one claimant here: as good as the name
             phrases[words].append((next(iter(ids)), SHORT_FORM, True))
@@ -235,6 +264,9 @@ def _index_topics(
         elif row.rel == "client_of":
             index.clients.append(row)
             continue
+        elif row.rel == "works_at":
+            index.staff.setdefault(row.object, []).append(row)
+            continue
         else:
             continue
         kept = [stem(w) for w in _SPLIT.split(fold(text)) if w and w not in _STOP]
@@ -247,6 +279,15 @@ def _index_topics(
         index.docs.append(Doc(row, frozenset(kept), head, sessions))
     # the project's own org first: "our client" in its room is that org
     index.clients.sort(key=lambda r: (r.subject not in index.own_orgs, r.id))
+    # an org's people, the ones the room calls a contact first, then the latest said
+    for staff in index.staff.values():
+        staff.sort(
+            key=lambda r: (
+                not any("contact" in e.quote.lower() for e in evidence.get(r.id, ())),
+                -(r.seen.timestamp() if r.seen else 0.0),
+                r.id,
+            )
+        )
     df: dict[str, int] = defaultdict(int)
     postings: dict[str, list[int]] = defaultdict(list)
     for i, doc in enumerate(index.docs):
@@ -267,6 +308,7 @@ def _index_topics(
 class Prompt:
     words: list[str]  # folded words outside code, in order
     capital: list[bool]  # written with a capital
+    suffixed: set[int]  # written with an honorific after it ("mori-san")
     first: list[bool]  # first word of a sentence
     emails: list[str]
     dotted: list[str]  # example.co.uk or models.py: a domain only when the room knows it
@@ -280,7 +322,12 @@ class Prompt:
 
 def read(text: str) -> Prompt:
     """A prompt's words, as cheaply as a prompt on every keystroke of the day needs."""
-    words, capital, first, emails, dotted = [], [], [], [], []
+    words: list[str] = []
+    capital: list[bool] = []
+    first: list[bool] = []
+    emails: list[str] = []
+    dotted: list[str] = []
+    suffixed: set[int] = set()
     code = False
     end, previous = 0, ""
     for m in _WORD.finditer(text):
@@ -302,12 +349,15 @@ def read(text: str) -> Prompt:
                 code = True
             continue
         upper = raw[:1].isupper()
+        if low.endswith(_SUFFIXES) and "/" not in low:
+            low = low.rsplit("-", 1)[0]
+            suffixed.add(len(words))
         for i, part in enumerate(low.split("/") if "/" in low else (low,)):
             if part:
                 words.append(part)
                 capital.append(upper and i == 0)
                 first.append(starts and i == 0)
-    return Prompt(words, capital, first, emails, dotted, code, text == text.lower())
+    return Prompt(words, capital, suffixed, first, emails, dotted, code, text == text.lower())
 
 
 def _is_code(token: str, raw: str) -> bool:
@@ -382,7 +432,10 @@ def rank(
             return
         # how surely the prompt points at it × freshness, × the relation's worth to rank;
         # confidence only breaks ties (a fact said once, plainly, months ago still counts)
-        sure = strength * fresh(row.rel, row.seen, now, row.source)
+        seen = row.seen
+        if row.rel in _ROLES and seen:  # a role is as fresh as its person's last naming
+            seen = max(seen, index.last_named.get(row.subject, seen))
+        sure = strength * fresh(row.rel, seen, now, row.source)
         score = sure * weight
         if key in pins:
             score = max(score, 1.0)  # pinned: never dropped, and first among equals
@@ -440,7 +493,9 @@ def _named(index: RoomIndex, prompt: Prompt) -> tuple[dict[str, float], set[int]
             if n == 1 and words[i] in _STOP and prompt.lowercase:
                 continue  # "will" in a prompt with no capitals is not Will
             for eid, strength, needs_capital in index.phrases.get(tuple(words[i : i + n]), ()):
-                if needs_capital and not (prompt.lowercase or prompt.capital[i]):
+                if needs_capital and not (
+                    prompt.lowercase or prompt.capital[i] or i in prompt.suffixed
+                ):
                     continue
                 hit(eid, strength, range(i, i + n))
     for i, w in enumerate(words):
@@ -448,7 +503,9 @@ def _named(index: RoomIndex, prompt: Prompt) -> tuple[dict[str, float], set[int]
         if person is None or i in used:
             continue
         honorific = i > 0 and words[i - 1] in _HONORIFICS
-        if honorific or (prompt.capital[i] and not prompt.first[i]):
+        if i in prompt.suffixed:
+            hit(person, SURNAME, (i,))
+        elif honorific or (prompt.capital[i] and not prompt.first[i]):
             hit(person, SURNAME, (i - 1, i) if honorific else (i,))
     for address in prompt.emails:
         _address(index, address, hit)
@@ -557,7 +614,7 @@ def _heads(prompt: Prompt, used: set[int]) -> set[str]:
         for i in range(1, len(words))
         if i not in used
         and words[i - 1] in ("the", "our", "this", "that")
-        and (i == 1 or words[i - 2] in _PREPOSITIONS)
+        and (i == 1 or words[i - 2] in _PREPOSITIONS or i - 2 in used)  # "send Ana the launch"
     }
 
 
@@ -594,11 +651,22 @@ def _deixis(
             out += [(r, DEIXIS) for r in index.repos[:2]]
         elif w in _CLIENT_NOUNS and index.clients and after not in _SOFTWARE_AFTER:
             if before in ("our", "my") or (before in _DEICTIC and human and not software):
-                out.append((index.clients[0], DEIXIS))
+                client = index.clients[0]
+                out.append((client, DEIXIS))
+                if after in _CONTACT_NOUNS or "who" in present:  # "our client contact"
+                    out += [(r, DEIXIS) for r in index.staff.get(client.subject, [])[:2]]
         elif w in ("deadline", "deadlines") and not software:
             deadlines |= before in _DEICTIC | {"any", "next"} or after in ("for", "is")
         elif w == "due" and not software:
             deadlines |= before in _DUE_BEFORE or after in ("on", "by", "soon")
+    if (
+        not software
+        and "when" in present
+        and present & {"this", "it"}
+        and present & _WHEN_VERBS
+        and not _REPO_NOUNS & present
+    ):
+        deadlines = True  # "when does this need to ship?", "when is it due?"
     if deadlines and not any(r.rel == "deadline" for r, _ in topics):
         out += [(r, ALL_DEADLINES) for r in index.deadlines]
     return out
