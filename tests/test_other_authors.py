@@ -371,3 +371,32 @@ def test_our_client_contact_brings_the_person_at_the_client(quill):
 def test_a_topic_after_a_named_person_is_a_topic(quill):
     got = hook(quill, "send Ines the launch checklist")
     assert ("survey portal launch", "deadline", "2026-10-12") in got
+
+
+# -- an org named by its first word, written in full only in passing -----------------------------
+
+
+def _tallow(tmp_path, *later: str) -> set[tuple[str, str, str]]:
+    root = tmp_path / "projects"
+    session(
+        root, "/w/t", "o1", "2026-09-01T10:00:00Z", "Jo Marsh at Tallow set up the broker for us."
+    )
+    session(root, "/w/t", "o2", "2026-09-02T10:00:00Z", *later)
+    memory = Memory()
+    memory.ingest(root)
+    got = facts(memory, "unfiled")
+    memory.close()
+    return got
+
+
+def test_a_one_word_org_is_the_longer_name_the_room_writes_in_passing(tmp_path):
+    got = _tallow(tmp_path, "the Tallow Cloud bill went up, check the staging size")
+    assert ("Tallow Cloud", "is", "org") in got
+    assert ("Jo Marsh", "works_at", "Tallow Cloud") in got
+    assert ("Tallow", "is", "org") not in got
+
+
+def test_a_run_said_in_passing_is_no_org_by_itself_and_two_runs_stay_apart(tmp_path):
+    got = _tallow(tmp_path, "the Tallow Cloud bill and the Tallow Edge console both moved")
+    assert ("Tallow", "is", "org") in got  # two longer names: which one is unsaid
+    assert not {s for s, rel, o in got if rel == "is" and o == "org"} - {"Tallow"}

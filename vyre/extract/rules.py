@@ -1106,7 +1106,48 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> l
         if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
             out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
             spans.append((m.start("org"), m.end("org"), org))
+    _runs(p, tokens, taken, out)
     return sorted(spans)
+
+
+def _runs(p: Prose, tokens: list[re.Match], taken: set, out: list) -> None:
+    """Capitalised runs of two or three words ("the Tallow Cloud console"), no person and no
+    org by themselves: resolution reads them only to spell out an org a cue named by its
+    first word elsewhere in the room ("Jo at Tallow" is Tallow Cloud). Rule `org.run`."""
+    text = p.text
+    starts = {s for s, _ in taken}
+    n, i = len(tokens), 0
+    while i < n:
+        j = i
+        while (
+            j < n
+            and j - i < 3
+            and _run_word(tokens[j].group())
+            and (j == i or _adjacent(text, tokens[j - 1], tokens[j]))
+        ):
+            j += 1
+            if _possessive(tokens[j - 1].group()):
+                break
+        if j - i >= 2 and tokens[i].start() not in starts:
+            end = tokens[j - 1].start() + len(_bare(tokens[j - 1].group()))
+            label = squash(text[tokens[i].start() : end])
+            last = _bare(tokens[j - 1].group())
+            if last not in ORG_WORDS and not gazetteer.legal_suffix_len(label.split()):
+                quote = p.quote(tokens[i].start(), end)
+                out.append(("org.run", label, "run", "alias", label, "run", quote))
+        i = max(j, i + 1)
+
+
+@lru_cache(maxsize=65536)
+def _run_word(raw: str) -> bool:
+    word = _bare(raw)
+    return (
+        word not in STOP_CAPS
+        and word not in DEPARTMENTS
+        and _title_case(word)
+        and len(word) > 1
+        and not raw.endswith(".")
+    )
 
 
 def _is_person_span(m: re.Match, taken: set) -> bool:

@@ -14,6 +14,8 @@ Rules (ADR 0007 §2):
   full name, like its first name does.
 - An org's legal form is part of no key: "Marlow Haulage Ltd" and "Marlow Haulage" are
   one org, labelled by the project when it names it, else by its fullest spelling.
+- A one-word org named by a cue ("Jo at Tallow") is the one longer capitalised name the
+  room writes starting with it in passing ("the Tallow Cloud console", rule `org.run`).
 - A repo named without its owner ("the churn-model repo") is the one owner/name in the room
   with that name; when the room names no owner/name of it at all, the name alone is the repo.
 - A near match is never merged: distinct full names stay distinct.
@@ -75,9 +77,13 @@ class Identities:
         aliases: list[tuple[str, str]] = []
         repos: dict[str, set[str]] = defaultdict(set)
         self._lone_repos: set[str] = set()  # repos only ever named without an owner
+        runs: Counter = Counter()  # capitalised runs said in passing (rule org.run)
         for m in mentions:
             if m[5] == "alias":
-                aliases.append((m[3], m[6]))
+                if m[4] == "run":
+                    runs[m[3]] += 1
+                else:
+                    aliases.append((m[3], m[6]))
                 continue
             if m[2] == "person.first":
                 self._lone.add(fold(m[3]))
@@ -136,6 +142,18 @@ class Identities:
             longer = {k for k in rest if k.startswith(key + " ")}
             if len(longer) == 1:
                 self._org_alias[key] = f"org:{longer.pop()}"
+        # a one-word org that the room also writes in passing as the start of one longer
+        # name ("Jo at Tallow" beside "the Tallow Cloud console"): that longer name is it
+        for key in rest:
+            if key in self._org_alias or " " in key:
+                continue
+            said = {
+                org_key(r): r for r, _ in runs.most_common() if org_key(r).startswith(key + " ")
+            }
+            if len(said) == 1:
+                ((full_key, spelling),) = said.items()
+                self._org_alias[key] = f"org:{full_key}"
+                self._labels[f"org:{full_key}"][spelling] += 1
 
     # -- lookups ------------------------------------------------------------------------
 
