@@ -60,6 +60,10 @@ def held(tool: str, data: dict, cwd: str = f"{HOME}/work/web") -> bool:
         "bash -c \"$(printf 'dnlyZSBkYWVtb24gc3RvcA==' | base64 --decode)\"",
         "python -c \"import base64;exec(base64.b64decode('aW1wb3J0IHZ5cmU='))\"",
         "node -e \"require('fs').writeFileSync(process.env.HOME+'/.vyre/lessons.json','{}')\"",
+        "vyre learn edit 3 --level remind",
+        "vyre learn edit 3 --max-level=ask",
+        "vyre learn edit 3 --unpin",
+        "python -m vyre learn relax 3",
     ],
 )
 def test_guard_attempts_are_asked(command):
@@ -102,6 +106,7 @@ def test_file_tools_on_guarded_files_are_asked(tool, data):
         "ls -la ~/.vyre",
         "cat ~/.vyre/lessons.json",
         "vyre learn stats",
+        "vyre learn edit 3 --level block --pin",
         "vyre learn show",
         "vyre learn signals",
         "vyre learn distill 'never push to main'",

@@ -349,3 +349,23 @@ def test_a_declined_call_and_a_reverted_file_become_signals(tmp_path, learn):
     run_hook("UserPromptSubmit", {**base, "prompt": "never mind, stop using make deploy"})
     kinds = sorted(s.kind for s in learn.signals())
     assert "declined" in kinds and "reverted" in kinds
+
+
+def test_a_sentence_that_names_a_project_is_scoped_to_it(tmp_path, vyre_home):
+    """ "never push to main on kiln" holds in kiln only, however the project is named: its
+    slug or one of its folders; the sentence's own scope words still win."""
+    memory = Memory(vyre_home)
+    kiln = tmp_path / "code" / "kiln"
+    memory.project_add("acme-kiln", "Acme Kiln", [str(kiln), str(tmp_path / "kiln-infra")])
+    memory.project_add("garden", "garden", [str(tmp_path / "garden")])
+    learn = memory.learn
+    said_in = str(tmp_path / "garden")
+    assert learn.add("never push to main on kiln, PRs only", caller="local", cwd=said_in).scope == (
+        "project:acme-kiln"
+    )
+    assert learn.add("don't run make deploy for acme-kiln.", caller="local").scope == (
+        "project:acme-kiln"
+    )
+    assert learn.add("no sed -i in kiln, anywhere", caller="local").scope == "all"
+    # a project word that is only part of a phrase names no project
+    assert learn.add("in garden beds never use rm -rf", caller="local").scope == "all"

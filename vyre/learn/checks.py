@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 
 from vyre.learn import paths as P
-from vyre.learn.shell import Command, Parsed, Word
+from vyre.learn.shell import SHELLS, Command, Parsed, Word
 
 KINDS = ("tool", "path", "phrase", "after")
 # one Claude Code tool under the names it has had
@@ -41,6 +41,10 @@ FLAG_SYNONYMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("chown", "-R"): ("--recursive",),
     ("git push", "--force"): ("-f", "--force-with-lease", "--force-if-includes"),
     ("git push", "--no-verify"): (),
+    ("git push", "--delete"): ("-d",),
+    ("pytest", "-x"): ("--exitfirst",),
+    ("pytest", "-s"): ("--capture=no",),
+    ("npm install", "--save-dev"): ("-D",),
     ("git commit", "--no-verify"): ("-n",),
     ("git commit", "--amend"): (),
     ("git reset", "--hard"): (),
@@ -73,6 +77,10 @@ SUB_ALIASES: dict[str, dict[str, str]] = {
     "git": {},
 }
 _RUNNERS = ("npm", "pnpm", "yarn", "bun")  # `npm run lint` and `pnpm lint` name one script
+# binaries that are another program's subcommand under an older name
+SPLIT_BINARIES = {"docker-compose": ("docker", "compose"), "podman-compose": ("podman", "compose")}
+# second words that only look: `git stash list` is not `git stash`
+_READ_SUBS = frozenset({"list", "ls", "show", "status", "help"})
 _GIT_VALUED = frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"})
 
 
@@ -98,6 +106,8 @@ def pattern_programs(pattern: dict | None) -> frozenset[str] | None:
     if pattern.get("programs"):
         return frozenset(program_name(p) for p in pattern["programs"])
     if pattern.get("program"):
+        if pattern.get("from") and pattern["program"] in SHELLS:
+            return SHELLS  # "curl | sh" is curl into any shell
         return frozenset({program_name(pattern["program"])})
     return None
 
@@ -165,11 +175,46 @@ def _sub_match(prog: str, want: list[str], have: list[str]) -> bool:
             want = want[1:]
         if have[:1] == ["run"]:
             have = have[1:]
-    return have[: len(want)] == want
+    if len(have) > len(want) and have[len(want)] in _READ_SUBS:
+        return False
+    if len(have) < len(want):
+        return False
+    return all(_same_word(w, h) for w, h in zip(want, have, strict=False))
+
+
+def _same_word(want: str, have: str) -> bool:
+    """One word, or one number however written (`chmod 0777` is `chmod 777`)."""
+    if want == have:
+        return True
+    return want.isdigit() and have.isdigit() and want.lstrip("0") == have.lstrip("0")
+
+
+def _subs_in_order(words: list[Word], want: list[str]) -> bool:
+    """`docker compose -f dev.yml down`: each wanted word follows the one before it, with only
+    options (and a value after one) between them."""
+    texts = [w.text for w in words]
+    j = next((i for i, t in enumerate(texts) if not t.startswith("-")), len(texts))
+    for k, w in enumerate(want):
+        if k:
+            while j < len(texts) and texts[j].startswith("-"):
+                option = texts[j]
+                j += 1
+                valued = "=" not in option and j < len(texts) and not texts[j].startswith("-")
+                if valued and not _same_word(w, texts[j]):
+                    j += 1  # the option's value
+        if j >= len(texts) or not _same_word(w, texts[j]):
+            return False
+        j += 1
+    return not (j < len(texts) and texts[j] in _READ_SUBS)
 
 
 def _flag_spellings(prog: str, sub: str, flag: str) -> set[str]:
     names = {flag}
+    # Go-style tools take long options with one dash or two: `-auto-approve`, `--auto-approve`
+    if flag.startswith("--") and len(flag) > 3:
+        names.add(flag[1:])
+    elif flag.startswith("-") and len(flag) > 2:
+        names.add("-" + flag)
     for key in ((f"{prog} {sub}".strip(), flag), (prog, flag)):
         names.update(FLAG_SYNONYMS.get(key, ()))
     for (where, canon), others in FLAG_SYNONYMS.items():
@@ -284,6 +329,40 @@ CLASSES: dict[str, tuple[dict, ...]] = {
         {"program": "biome"},
         {"program": "uv", "sub": ["run", "ruff"]},
     ),
+    "typecheck": (
+        {"program": "tsc"},
+        {"program": "vue-tsc"},
+        {"program": "npx", "sub": ["tsc"]},
+        {"program": "npm", "sub": ["run", "typecheck"]},
+        {"program": "npm", "sub": ["run", "type-check"]},
+        {"program": "npm", "sub": ["run", "tsc"]},
+        {"program": "pnpm", "sub": ["typecheck"]},
+        {"program": "pnpm", "sub": ["tsc"]},
+        {"program": "yarn", "sub": ["typecheck"]},
+        {"program": "yarn", "sub": ["tsc"]},
+        {"program": "bun", "sub": ["typecheck"]},
+        {"program": "mypy"},
+        {"program": "pyright"},
+        {"program": "uv", "sub": ["run", "mypy"]},
+        {"program": "make", "sub": ["typecheck"]},
+        {"program": "cargo", "sub": ["check"]},
+        {"program": "go", "sub": ["vet"]},
+    ),
+    "format": (
+        {"program": "prettier"},
+        {"program": "npx", "sub": ["prettier"]},
+        {"program": "npm", "sub": ["run", "format"]},
+        {"program": "pnpm", "sub": ["format"]},
+        {"program": "yarn", "sub": ["format"]},
+        {"program": "black"},
+        {"program": "ruff", "sub": ["format"]},
+        {"program": "gofmt"},
+        {"program": "go", "sub": ["fmt"]},
+        {"program": "cargo", "sub": ["fmt"]},
+        {"program": "rustfmt"},
+        {"program": "make", "sub": ["format"]},
+        {"program": "make", "sub": ["fmt"]},
+    ),
 }
 
 
@@ -292,7 +371,16 @@ def command_matches(pattern: dict, cmd: Command, state: dict | None = None) -> b
     if pattern.get("class"):
         return any(command_matches(p, cmd, state) for p in CLASSES.get(pattern["class"], ()))
     prog = program_name(cmd.program)
+    lead: tuple[str, ...] = ()
+    if prog in SPLIT_BINARIES and program_name(pattern.get("program") or "") != prog:
+        prog, *lead_words = SPLIT_BINARIES[prog]
+        lead = tuple(lead_words)
     want = pattern.get("program")
+    if pattern.get("from"):
+        if not set(cmd.fed_by) & {program_name(p) for p in pattern["from"]}:
+            return False
+        if want in SHELLS and prog in SHELLS:
+            want = prog
     if want and program_name(want) != prog:
         return False
     if pattern.get("programs"):
@@ -302,19 +390,24 @@ def command_matches(pattern: dict, cmd: Command, state: dict | None = None) -> b
     if not want and not pattern.get("flags"):
         return False
     subs, rest, cwd = _subwords(prog, cmd)
+    if lead:
+        subs = [*lead, *subs][: max(2, len(lead) + 1)]
     if pattern.get("sub") and not _sub_match(prog, pattern["sub"], subs):
         other = next(
             (s for s in _after_option_values(prog, cmd) if _sub_match(prog, pattern["sub"], s)),
             None,
         )
-        if other is None or prog == "git":
+        if prog == "git" or (
+            other is None
+            and not _subs_in_order([Word(w) for w in lead] + cmd.argv[1:], pattern["sub"])
+        ):
             return False
-        subs = other
+        subs = other or subs
     sub = subs[0] if subs else ""
     scan = cmd.argv[1:] if not want else (rest if prog == "git" else cmd.argv[1:])
     for flag in pattern.get("flags", ()):
         spellings = _flag_spellings(prog, sub, flag)
-        if not _has_flag(scan, spellings) and not _force_refspec(prog, sub, flag, rest):
+        if not _has_flag(scan, spellings) and not _refspec_says(prog, sub, flag, rest):
             return False
     branch = pattern.get("branch")
     if branch and _current_branch(cwd, state) != branch:
@@ -344,14 +437,20 @@ def command_matches(pattern: dict, cmd: Command, state: dict | None = None) -> b
     return True
 
 
-def _force_refspec(prog: str, sub: str, flag: str, rest: list[Word]) -> bool:
-    """`git push origin +main` forces as surely as `--force` does."""
-    return (
-        prog == "git"
-        and sub == "push"
-        and flag in ("--force", "-f")
-        and any(w.text.startswith("+") for w in rest)
-    )
+def _refspec_says(prog: str, sub: str, flag: str, rest: list[Word]) -> bool:
+    """`git push origin +main` forces as surely as `--force` does; `git push origin :old`
+    deletes as surely as `--delete` does."""
+    if prog != "git" or sub != "push":
+        return False
+    if flag in ("--force", "-f"):
+        return any(w.text.startswith("+") for w in rest)
+    if flag in ("--delete", "-d"):
+        return any(w.text.startswith(":") and len(w.text) > 1 for w in _positional_words(rest))
+    return False
+
+
+def _positional_words(words: list[Word]) -> list[Word]:
+    return [w for w in words if not w.text.startswith("-")]
 
 
 def _current_branch(cwd: str, state: dict | None) -> str | None:
@@ -418,7 +517,9 @@ class Call:
         """Every program this call runs, by `program_name`."""
         if self._programs is None:
             if self.tool in P.SHELL_TOOLS:
-                self._programs = frozenset(program_name(c.program) for c in self.parsed.commands)
+                names = {program_name(c.program) for c in self.parsed.commands}
+                names |= {SPLIT_BINARIES[n][0] for n in names if n in SPLIT_BINARIES}
+                self._programs = frozenset(names)
             else:
                 self._programs = frozenset()
         return self._programs
@@ -573,8 +674,16 @@ def _phrase_violation(check: dict, call: Call, folders: list[str]) -> bool:
 
 def describe_command(pattern: dict) -> str:
     if pattern.get("class"):
-        return {"test": "the tests", "lint": "the linter"}.get(pattern["class"], pattern["class"])
+        names = {
+            "test": "the tests",
+            "lint": "the linter",
+            "typecheck": "the type checker",
+            "format": "the formatter",
+        }
+        return names.get(pattern["class"], pattern["class"])
     words = [pattern.get("program") or " or ".join(pattern.get("programs", []))]
+    if pattern.get("from"):
+        words = [" or ".join(pattern["from"]), "|", *words]
     words += pattern.get("sub", [])
     words += pattern.get("flags", [])
     words += pattern.get("args", [])
@@ -663,7 +772,7 @@ def _validate_pattern(pattern) -> str | None:
         )
     if not pattern.get("program") and not pattern.get("flags") and not pattern.get("programs"):
         return "a command check needs a program or a flag"
-    for key in ("sub", "flags", "args", "programs"):
+    for key in ("sub", "flags", "args", "programs", "from"):
         if key in pattern and not (
             isinstance(pattern[key], list) and all(isinstance(x, str) for x in pattern[key])
         ):

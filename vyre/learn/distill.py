@@ -31,7 +31,8 @@ KNOWN_PROGRAMS = frozenset(
     gh hub psql mysql sqlite3 redis-cli mongo aws gcloud az heroku vercel netlify firebase
     bundle gem rake rails composer php dotnet swift xcodebuild flutter dart gofmt golangci-lint
     alembic prisma sequelize knex drizzle-kit next nuxt vite webpack rollup esbuild turbo nx lerna
-    ansible vagrant systemctl service crontab open xdg-open osascript say
+    ansible vagrant systemctl service crontab open xdg-open osascript say docker-compose
+    podman-compose
     """.split()
 )
 # program names that are everyday English verbs or nouns: "don't make the functions long" is no
@@ -57,7 +58,22 @@ _NEG = (
     + "|".join(sorted(KNOWN_PROGRAMS_RE))
     + r")\b)|ban|forbid|forbidden|prohibit|"
     r"don'?t\s+you\s+(?:dare|ever)|hands\s+off|keep\s+(?:your\s+hands\s+)?off|"
-    r"stay\s+(?:away\s+from|out\s+of))"
+    r"stay\s+(?:away\s+from|out\s+of)|"
+    # the indirect and polite ways: "i'd appreciate it if you didn't", "i'd rather you
+    # didn't", "could you not", "would you mind not", "let's not", "we never", "try not to"
+    r"(?:i'?d|i\s+would|it'?d|it\s+would)\s+(?:\w+\s+)?(?:appreciate\s+it|prefer(?:\s+it)?|"
+    r"like\s+it|be\s+(?:great|nice|better|grateful|happier)|rather|love\s+it)\s+(?:if\s+)?"
+    r"(?:you\s+)?(?:didn'?t|did\s+not|wouldn'?t|would\s+not|don'?t|do\s+not|not|never|"
+    r"stopped|avoided)(?:\s+to)?|"
+    r"(?:i'?d|i\s+would)\s+(?:like|prefer|want)\s+(?:for\s+)?you(?:\s+to)?\s+(?:not|never)"
+    r"(?:\s+to)?|"
+    # "could you stop X" is a request for now, not a rule: only "could you not X" is one
+    r"(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:not|never|avoid)|"
+    r"(?:would|do)\s+you\s+mind\s+not|try\s+not\s+to|try\s+to\s+avoid|"
+    r"make\s+sure\s+(?:you\s+)?(?:don'?t|never|do\s+not)|be\s+careful\s+not\s+to|"
+    r"let'?s\s+(?:not|never|avoid)|we\s+(?:don'?t|never|do\s+not|shouldn'?t|won'?t)|"
+    r"(?:nobody|no\s+one)\s+(?:should|may|gets\s+to)|"
+    r"no(?=\s+`?[A-Za-z_][\w.:]*!?\(\)))"
 )
 _NEG_RE = re.compile(rf"(?:^|[\s,;:(])(?P<neg>{_NEG})\s+(?P<rest>.+)$", re.I)
 # Claude Code's own tools, by the names people use for them
@@ -75,6 +91,13 @@ TOOL_NAMES = {
     "multiedit": "MultiEdit",
     "the write tool": "Write",
     "the edit tool": "Edit",
+}
+CLAUDE_TOOLS = {
+    t.lower(): t
+    for t in (
+        "Bash WebFetch WebSearch Task Agent NotebookEdit MultiEdit Write Edit Read Grep Glob "
+        "TodoWrite"
+    ).split()
 }
 # tools people say they use one of (`pnpm only` bans the others)
 FAMILIES = (
@@ -127,13 +150,17 @@ _SCOPE_PROJECT = re.compile(
     re.I,
 )
 _SCOPE_ALL = re.compile(
-    r"\b(?:everywhere|anywhere|globally|in\s+(?:any|every|all)\s+(?:of\s+(?:my|our)\s+)?"
+    # "install packages globally" is what is done, not where the rule holds
+    r"\b(?:everywhere|anywhere|(?<!packages )(?<!package )(?<!modules )(?<!it )(?<!them )"
+    r"globally|in\s+(?:any|every|all)\s+(?:of\s+(?:my|our)\s+)?"
     r"(?:repos?|projects?|codebases?)|across\s+(?:all|every)\s+(?:repos?|projects?)|"
     r"in\s+general|ever\s+again|any\s+project)\b",
     re.I,
 )
 _DOC_SCOPE = re.compile(
-    r"\b(?:in|inside|within|for)\s+(?:the\s+|our\s+|any\s+|all\s+)?(?P<where>docs?|documentation|"
+    r"\b(?P<prep>in|inside|within|for|on)\s+(?:the\s+|our\s+|any\s+|all\s+)?"
+    r"(?:[a-z]+(?:-[a-z]+)+\s+|(?:public|internal|user|api|developer|customer|product)\s+)?"
+    r"(?P<where>docs?|documentation|"
     r"readme(?:s)?|markdown(?:\s+files)?|md\s+files|(?:the\s+)?(?P<dir>[\w.-]+/)|"
     r"\*\.(?P<ext>\w+)(?:\s+files)?|\.(?P<ext2>\w+)\s+files|(?P<ext3>\w+)\s+files)(?!\w)"
     r"(?!\s+(?:site|website|project|repo|app|server|team))",
@@ -183,7 +210,8 @@ _PREFER_RE = re.compile(
 )
 _ONLY_RE = re.compile(
     r"^(?:(?:we|i)\s+(?:use|want)\s+|use\s+)?(?:only\s+(?:use\s+)?(?P<a>`[^`]+`|[\w.@/+-]+)|"
-    r"(?P<b>`[^`]+`|[\w.@/+-]+)\s+only)\b",
+    r"(?P<b>`[^`]+`|[\w.@/+-]+)\s+only)\b"
+    r"(?=\s*(?:$|[,.;:!?\u2014\u2013]|\s+(?:here|please|from\s+now|for|in|on|going)\b))",
     re.I,
 )
 _AFTER_RE = re.compile(
@@ -196,7 +224,8 @@ _AFTER_RE = re.compile(
 _AFTER_LEAD_RE = re.compile(
     r"^(?:after|whenever|every\s+time|each\s+time|once)\s+(?:you\s+(?:have\s+)?)?(?:edit|chang|touch|modif|"
     r"updat|writ|sav)\w*\s+(?:any\s+|a\s+|the\s+)?(?P<y>.+?)[,;:]?\s+(?:always\s+|make\s+sure\s+(?:to|you)\s+|"
-    r"you\s+must\s+|please\s+)?(?:re-?run|run|execute)\s+(?P<x>.+)$",
+    r"you\s+must\s+|please\s+)?(?:re-?run|run|execute|(?:re-?)?(?:generate|build|format|"
+    r"compile|lint|check)\s+(?:it\s+|them\s+|everything\s+)?(?:with|using|via))\s+(?P<x>.+)$",
     re.I,
 )
 _BEFORE_RE = re.compile(
@@ -251,6 +280,30 @@ _NOUN_COMMANDS.update(
         )
     }
 )
+_NOUN_COMMANDS.update(
+    {
+        name: {"class": "typecheck"}
+        for name in (
+            "the type checker",
+            "type checker",
+            "the typechecker",
+            "typechecker",
+            "typecheck",
+            "the typecheck",
+            "type check",
+            "type checks",
+            "the type checks",
+            "a type check",
+            "types",
+        )
+    }
+)
+_NOUN_COMMANDS.update(
+    {
+        name: {"class": "format"}
+        for name in ("the formatter", "formatter", "a formatter", "the code formatter")
+    }
+)
 _ACTION_COMMANDS = {
     "push": {"program": "git", "sub": ["push"]},
     "pushing": {"program": "git", "sub": ["push"]},
@@ -301,6 +354,8 @@ _RULE_CUE = re.compile(
     r"only\s+use|prefer|from\s+now\s+on|going\s+forward|every\s+time|whenever|before\s+you|after\s+you|"
     r"we\s+use|stick\s+to|use\s+\S+\s+not|only|(?:re-?run|run)\b.+\b(?:before|after)|alone|"
     r"off[- ]limits|read[- ]only|hands\s+off|(?:must|should|need\s+to)\s+pass|"
+    r"(?:is|are)\s+(?:forbidden|banned|prohibited|not\s+allowed|a\s+no[- ]go)|"
+    r"as\s+(?:it|they)\s+(?:is|are)|,\s*not\s|"
     r"^after\b|^before\b)\b",
     re.I,
 )
@@ -347,28 +402,29 @@ def distill(text: str) -> Distilled:
         return Distilled(text.strip(), reason="not a rule: no never/don't/always/use X not Y")
     best = None
     for s in rules:
-        result = _one(s)
+        before = parts[parts.index(s) - 1] if parts.index(s) else ""
+        result = _one(s, before)
         if result.ok:
             return result
         best = best or result
     return best or Distilled(text.strip(), reason="no shape fits")
 
 
-def _one(sentence: str) -> Distilled:
+def _one(sentence: str, before: str = "") -> Distilled:
     original = sentence.strip()
     scope = _scope(original)
     where = _where(original)
     text = _clean(original)
     prose = bool(where) and any(w.startswith(("docs", "*.md", "README")) for w in where)
     for shape in (_after, _before, _prefer, _only, _negated):
-        check = _negated(text, prose) if shape is _negated else shape(text)
+        check = _negated(text, prose, before) if shape is _negated else shape(text)
         if check is None:
             continue
         narrows = check.get("kind") == "phrase" or (
             check.get("kind") == "tool"
             and where
-            and all(w.endswith("/") for w in where)
-            and not any(w in ("docs/",) for w in where)
+            and all(w.endswith("/") or w.startswith("*") for w in where)
+            and not prose
         )
         if narrows and where and "paths" not in check:
             check["paths"] = where
@@ -387,11 +443,36 @@ def _clean(sentence: str) -> str:
     text = _SCOPE_PROJECT.sub(" ", text)
     text = _SCOPE_ALL.sub(" ", text)
     text = _protect_quotes(text)
-    text = _REASON.sub("", text)
+    text = _strip_reason(text)
     text = text.replace("\u2019", "'")
     text = re.sub(r"[.!?]+$", "", text).strip()
     text = re.sub(r"^(?:and|but|also|so)\s+", "", text, flags=re.I)
     return _restore_quotes(re.sub(r"\s+", " ", text))
+
+
+# a clause after the rule that comments on it: "— that's the old code", ", it has the keys",
+# "; use the logger"
+_AFTERTHOUGHT = re.compile(
+    r"\s+[\u2014\u2013]\s*.*$|\s+-\s+.*$|\s*[\u2014\u2013]\s+.*$|"
+    r"\s*[,;]\s*(?:it|they|those|these|that|this|he|she|which|there|use|try|prefer|go\s+with|"
+    r"stick\s+(?:to|with)|ask\s+me|spell|add|i|i'm|we|you'll|you\s+can|instead)\b.*$",
+    re.I,
+)
+
+
+def _strip_reason(text: str) -> str:
+    """The rule without what follows it: a reason, an aside, the thing to do instead. Only
+    text after the rule's own cue is looked at: "we deploy through the pipeline, so never run
+    X" keeps its rule."""
+    cue = _RULE_CUE.search(text)
+    start = cue.start() if cue else 0
+    head, tail = text[:start], text[start:]
+    skip = cue.end() - cue.start() if cue else 0  # the cue itself ("as it is" is no reason)
+    for pattern in (_REASON, _AFTERTHOUGHT):
+        m = pattern.search(tail, skip)
+        if m:
+            tail = tail[: m.start()]
+    return head + tail
 
 
 _PROTECT: list[str] = []
@@ -442,11 +523,18 @@ def _where(sentence: str) -> list[str] | None:
     if not m:
         return None
     where = (m.group("where") or "").lower()
+    if m.group("prep").lower() == "on" and not re.search(r"files?$|/$", where):
+        return None  # "on main", "on fridays": no files
     if m.group("ext") or m.group("ext2"):
         return [f"*.{(m.group('ext') or m.group('ext2')).lower()}"]
     if m.group("ext3"):
-        ext = _EXT_WORDS.get(m.group("ext3").lower())
-        return [ext] if ext and ext.startswith("*") else None
+        name = m.group("ext3").lower()
+        ext = _EXT_WORDS.get(name)
+        if ext:
+            return [ext] if ext.startswith("*") else None
+        if name in _NOT_AN_ARGUMENT or name in ("other", "these", "those", "such", "my", "your"):
+            return None
+        return [f"*{name}*"]  # "the settings files": files named so
     if where.startswith(("doc", "documentation")):
         return ["docs/", "*.md"]
     if where.startswith("readme"):
@@ -462,7 +550,7 @@ def _where(sentence: str) -> list[str] | None:
 
 
 def _strip_ticks(text: str) -> str:
-    text = text.strip().lstrip(",;:").rstrip(",.;:")
+    text = re.sub(r"(?<!\s)[,.;:]+$", "", text.strip().lstrip(",;:"))  # `git add .` keeps its dot
     for a, b in (("`", "`"), ('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019")):
         if len(text) > 1 and text.startswith(a) and text.endswith(b):
             return text[1:-1].strip()
@@ -485,6 +573,8 @@ def _command_pattern(text: str) -> dict | None:
     if not prog:
         return None
     pattern: dict = {"program": prog}
+    if cmd.fed_by:  # "curl | sh": what runs with the other's output
+        pattern["from"] = sorted({checks.program_name(p) for p in cmd.fed_by})
     flags = []
     for w in words[1:]:
         if w.startswith("--") or not w.startswith("-") or len(w) < 2:
@@ -492,7 +582,11 @@ def _command_pattern(text: str) -> dict | None:
                 flags.append(w)
             continue
         letters = w[1:]
-        flags += [f"-{c}" for c in letters] if letters.isalpha() and prog != "find" else [w]
+        # `-rf` is two flags; `-force`, `-auto` read as one word (go-style tools): the
+        # narrower reading when unsure
+        word_like = len(letters) >= 4 and any(c in "aeiou" for c in letters.lower())
+        cluster = letters.isalpha() and prog != "find" and not word_like
+        flags += [f"-{c}" for c in letters] if cluster else [w]
     rest = [w for w in words[1:] if not w.startswith("-")]
     if flags:
         pattern["flags"] = flags
@@ -523,10 +617,14 @@ def _is_commandish(obj: str) -> bool:
         return True
     if len(words) > 1 and words[1].startswith("-"):
         return True
-    return bool(re.search(r"\b(?:command|cli)\b", raw, re.I))
+    # "the deploy command": a name right before the word command
+    return bool(re.match(r"^(?:the\s+)?`?[\w.-]+`?\s+(?:command|cli)\b", raw, re.I))
 
 
 def _pathish(obj: str) -> list[str] | None:
+    named = re.search(r"\(\s*`?([^()\s`]+)`?\s*\)", obj)
+    if named and named.group(1) != obj.strip():  # "the seed data (fixtures/seed.json)"
+        return _pathish(named.group(1))
     raw = _strip_ticks(obj)
     raw = re.sub(
         r"^(?:the|any|anything\s+in|anything\s+under|files?\s+in|files?\s+under|"
@@ -583,28 +681,101 @@ def _phrase_of(obj: str) -> str | None:
     return None
 
 
+# what people call a git or package operation in plain words, as the command that does it
+_ACTIONS: tuple[tuple[re.Pattern[str], dict], ...] = tuple(
+    (re.compile(said + r"\b", re.I), pattern)
+    for said, pattern in (
+        (
+            r"^(?:delet|remov)\w*\s+(?:a\s+|any\s+|the\s+)?(?:remote|pushed|upstream|"
+            r"origin'?s?)\s+branch(?:es)?",
+            {"program": "git", "sub": ["push"], "flags": ["--delete"]},
+        ),
+        (
+            r"^(?:delet|remov)\w*\s+(?:a\s+|any\s+|the\s+)?(?:remote|pushed|upstream)\s+tags?",
+            {"program": "git", "sub": ["push"], "flags": ["--delete"]},
+        ),
+        (
+            r"^amend\w*\s+(?:a\s+|any\s+|the\s+|my\s+)?(?:\w+\s+)?commits?",
+            {"program": "git", "sub": ["commit"], "flags": ["--amend"]},
+        ),
+        (
+            r"^(?:skip|bypass)\w*\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)*hooks?",
+            {"program": "git", "flags": ["--no-verify"]},
+        ),
+        (
+            r"^install\w*\s+(?:\w+\s+)?(?:npm\s+)?(?:packages?|modules?|deps|dependencies)\s+"
+            r"globally|^install\w*\s+(?:any\s+)?global\s+(?:npm\s+)?(?:packages?|modules?)",
+            {"program": "npm", "sub": ["install"], "flags": ["--global"]},
+        ),
+    )
+)
+# "pipe curl into bash", "piping wget to sh"
+_PIPE_RE = re.compile(
+    r"^pip(?:e|es|ing)\s+(?:the\s+output\s+of\s+)?(?P<a>[\w.-]+)\s+(?:output\s+)?(?:in)?to\s+"
+    r"(?:a\s+|the\s+)?(?P<b>sh|bash|zsh|a\s+shell|shell)\b",
+    re.I,
+)
+
 _ALONE_RE = re.compile(
-    r"^(?:please\s+)?(?:leave|let)\s+(?P<obj>.+?)\s+(?:alone|be)$|"
+    r"^(?:please\s+)?(?:leave|let)\s+(?P<obj>.+?)\s+(?:alone|be|as\s+(?:it|they)\s+(?:is|are)|"
+    r"as\s+is|untouched|unchanged|the\s+way\s+(?:it|they)\s+(?:is|are))$|"
     r"^(?P<obj2>.+?)\s+(?:is|are)\s+(?:off[- ]limits|read[- ]only|untouchable|sacred|frozen)$",
+    re.I,
+)
+# "X is off limits", "X is not allowed", "X is banned": X is the thing itself, a command or
+# an action ("pushing to main is a no-go")
+_BANNED_RE = re.compile(
+    r"^(?P<obj>.+?)\s+(?:is|are)\s+(?:(?:strictly|absolutely|totally|completely)\s+)?"
+    r"(?:off[- ]limits|forbidden|banned|prohibited|not\s+(?:allowed|ok|okay|permitted)|"
+    r"a\s+no[- ]go|verboten|out\s+of\s+the\s+question)$",
     re.I,
 )
 
 
-def _negated(text: str, text_scope: bool = False) -> dict | None:
+def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | None:
     alone = _ALONE_RE.match(text)
     if alone:
         found = _pathish(alone.group("obj") or alone.group("obj2"))
-        return {"kind": "path", "paths": found} if found else None
+        if found or not alone.group("obj2"):
+            return {"kind": "path", "paths": found} if found else None
+    banned = _BANNED_RE.match(text)
+    if banned:
+        obj = banned.group("obj")
+        found = None if _is_commandish(obj) else _pathish(obj)
+        if found:
+            return {"kind": "path", "paths": found}
+        return _negated(f"never {obj}", text_scope) if not _BANNED_RE.match(obj) else None
     m = _NEG_RE.search(text)
     if not m:
         return None
     rest = m.group("rest").strip()
     rest = re.sub(r"^(?:(?:ever|even|you|to|be|the\s+habit\s+of|dare)\s+)+", "", rest, flags=re.I)
+    stop = re.match(r"^(?:.*\s)?(?:stop|quit)$", m.group("neg"), re.I)
+    if stop and not re.match(r"^(?:`|(?:[\w-]+\s+)?\w+ing\b)", rest, re.I):
+        return None  # "stop the container" asks for now; "stop pushing" is a rule
+    flag = re.match(r"^`?(?P<f>--?[A-Za-z][\w-]*)`?(?:\s+(?:flags?|options?))?$", rest)
+    if flag:  # "terraform apply only from a plan. never -auto-approve": the flag of that command
+        prefix = text[: m.start()]
+        named = _leading_command(prefix, loose=prefix.rstrip().endswith(":"))
+        named = named or _leading_command(_clean(before))
+        pattern = _command_pattern(f"{named} {flag.group('f')}") if named else None
+        return {"kind": "tool", "command": pattern} if pattern else None
     if re.match(r"^(?:the\s+)?[\w./*-]+(?:/|\s+(?:folder|directory|dir|files?))", rest, re.I) and (
         m.group("neg").lower().startswith(("hands", "keep", "stay"))
     ):
         found = _pathish(rest)
         return {"kind": "path", "paths": found} if found else None
+    call = _CONSTRUCT_RE.match(rest)
+    if call:  # "no print() left in src/": code that must not be written, as its call
+        return {"kind": "phrase", "phrase": call.group("c") + "("}
+    for said, pattern in _ACTIONS:
+        if said.match(rest):
+            return {"kind": "tool", "command": dict(pattern)}
+    piped = _PIPE_RE.match(rest)
+    if piped and _is_commandish(piped.group("a")):
+        into = piped.group("b").lower()
+        into = "sh" if into.endswith("shell") else into  # any shell: `pattern_programs`
+        return {"kind": "tool", "command": {"program": into, "from": [piped.group("a").lower()]}}
     if _FORCE_RE.search(rest):
         pattern = {"program": "git", "sub": ["push"], "flags": ["--force"]}
         b = _BRANCH_RE.search(rest[_FORCE_RE.search(rest).end() :])
@@ -641,6 +812,9 @@ def _negated(text: str, text_scope: bool = False) -> dict | None:
     if tool:
         return {"kind": "tool", "tool": tool}
     seen = re.match(r"^(?:want\s+to\s+)?(?:see|read|find|spot)\s+(?P<obj>.+)$", rest, re.I)
+    if seen and _is_commandish(seen.group("obj")):  # "never want to see rm -rf again"
+        pattern = _command_pattern(_command_words(seen.group("obj")))
+        return {"kind": "tool", "command": pattern} if pattern else None
     if seen:
         phrase = _phrase_of(seen.group("obj"))
         if phrase and (_QUOTED.search(seen.group("obj")) or _WORDISH.match(seen.group("obj"))):
@@ -684,8 +858,9 @@ def _negated(text: str, text_scope: bool = False) -> dict | None:
             if named == name:
                 return {"kind": "phrase", "phrase": char}
         return None
-    # "no `sed -i`", "never `rm -rf`": the thing itself after the negation
-    if rest.startswith("`") or _is_commandish(rest):
+    # "no `sed -i`", "never `rm -rf`": the thing itself after the negation; "kill the server
+    # with kill -9": the command it is done with
+    if rest.startswith("`") or _is_commandish(rest) or _INSTRUMENT_RE.search(rest):
         pattern = _command_pattern(_command_words(rest))
         return {"kind": "tool", "command": pattern} if pattern else None
     bare = _STOP_WORDS.sub("", rest).lower().strip(" .,")
@@ -695,14 +870,81 @@ def _negated(text: str, text_scope: bool = False) -> dict | None:
     return None
 
 
+# a call in code, named with its parentheses: `print()`, console.log(), `dbg!()`
+_CONSTRUCT_RE = re.compile(
+    r"^(?:(?:ever|even|leave|leaving|commit|committing|add|adding|write|writing|put|putting|"
+    r"use|using|ship|shipping|keep|any|the|stray|more|new)\s+)*`?(?P<c>[A-Za-z_][\w.:]*!?)\(\)`?"
+    r"(?=\s|$)",
+    re.I,
+)
+
+
+_INSTRUMENT_RE = re.compile(
+    r"\b(?:with|using|via)\s+(?:the\s+)?(?P<c>`[^`]+`|[\w./-]+(?:\s+[\w./-]+)?\s+--?[\w-]+.*)$",
+    re.I,
+)
+
+
+_NOT_A_SUBCOMMAND = frozenset(
+    """only from with without in on to when unless if is are must should always never for and
+    or but except via using by at of the a an it this that""".split()
+)
+
+
+def _leading_command(text: str, loose: bool = False) -> str | None:
+    """The command a sentence opens with ("terraform apply only from a plan" → terraform
+    apply), or None when it opens with no program. `loose`: the text is only a heading for
+    the rule ("For packer build: never -force"), so its first word names a program."""
+    text = re.sub(
+        r"^(?:for|with|when\s+(?:using|running|you\s+run)|in|on)\s+", "", text.strip(), flags=re.I
+    )
+    words = _strip_ticks(text.strip(" :,;.")).split()
+    if not words or words[0].lower() in ENGLISH_PROGRAMS:
+        return None
+    if loose:
+        if len(words) > 3 or not re.fullmatch(r"[a-z][\w.-]*", words[0]):
+            return None
+        if words[0] in _NOT_A_SUBCOMMAND or words[0] in _NOT_AN_ARGUMENT:
+            return None
+    elif not _is_commandish(words[0]):
+        return None
+    out = [words[0]]
+    for w in words[1:3]:
+        if not re.fullmatch(r"[a-z][\w-]*", w) or w in _NOT_A_SUBCOMMAND:
+            break
+        out.append(w)
+    return " ".join(out)
+
+
 def _command_words(obj: str) -> str:
     """The command part of an object phrase: the backticked span, or the words up to a stop."""
     m = re.search(r"`([^`]+)`", obj)
     if m:
         return m.group(1)
     obj = obj.split(",")[0]
+    # "kill the server with kill -9": the instrument is the command; "pytest with -x": the
+    # flags belong to it
+    instrument = _INSTRUMENT_RE.search(obj)
+    if instrument and _is_commandish(instrument.group("c")):
+        obj = instrument.group("c")
+    else:
+        instrument = None
+    flags = re.search(
+        r"\s+(?:with|using|passing|and)\s+(?:the\s+)?(?P<f>(?:--?[\w-]+(?:\s+|$))+)"
+        r"(?:(?:flags?|options?|switch(?:es)?)\b)?",
+        obj,
+        re.I,
+    )
+    if flags and not instrument:
+        obj = obj[: flags.start()] + " " + flags.group("f")
     obj = _STOP_WORDS.sub("", obj)
-    obj = re.sub(r"\s+(?:to|for|and|or|with|on|at|so)\s+.*$", "", obj, flags=re.I)
+    obj = re.sub(
+        r"\s+(?:to|for|and|or|with|on|at|so|anything|everything|something|stuff|things|"
+        r"whatsoever)(?:\s+.*)?$",
+        "",
+        obj,
+        flags=re.I,
+    )
     return obj.strip(" .,")
 
 
@@ -713,6 +955,10 @@ def _claude_tool(rest: str) -> str | None:
     for name, tool in TOOL_NAMES.items():
         if low == name or low.startswith(name + " ") or low == f"the {name}":
             return tool
+    # "the WebSearch tool", "the grep tool": Claude Code's own tool, named as one
+    named = re.match(r"^(?:the\s+)?`?(?P<n>[a-z]+)`?\s+tool\b", low)
+    if named and named.group("n") in CLAUDE_TOOLS:
+        return CLAUDE_TOOLS[named.group("n")]
     return None
 
 
@@ -759,9 +1005,9 @@ def _owed(text: str) -> dict | None:
         raw,
         flags=re.I,
     )
-    m = re.search(r"`([^`]+)`", text)
-    if m:
-        return _command_pattern(m.group(1))
+    m = re.search(r"`([^`]+)`", text) or re.search(r"\(([^()]+)\)", text)
+    if m and (m.group(0).startswith("`") or _is_commandish(m.group(1))):
+        return _command_pattern(m.group(1))  # "the tests (`make check`)": the command named
     low = raw.lower()
     if low in _NOUN_COMMANDS or f"the {low}" in _NOUN_COMMANDS:
         return dict(_NOUN_COMMANDS.get(low) or _NOUN_COMMANDS[f"the {low}"])
@@ -773,7 +1019,7 @@ def _owed(text: str) -> dict | None:
 
 
 def _files_of(text: str) -> list[str] | None:
-    raw = text.strip().strip(" .,")
+    raw = text.strip().rstrip(" .,").lstrip(" ,")  # ".proto files" keeps its dot
     raw = re.sub(r"\s+(?:files?|code|sources?|stuff)$", "", raw, flags=re.I)
     raw = re.sub(r"^(?:any|a|the|some)\s+", "", raw, flags=re.I)
     words = raw.split()
@@ -782,7 +1028,7 @@ def _files_of(text: str) -> list[str] | None:
     word = words[0].lower().strip("`")
     if word in _EXT_WORDS:
         return [_EXT_WORDS[word]]
-    if word.startswith("*.") or (word.startswith(".") and len(word) < 8):
+    if word.startswith("*.") or re.fullmatch(r"\.[A-Za-z0-9]{1,10}", word):
         return ["*" + word.lstrip("*")] if word.startswith((".", "*.")) else [word]
     found = _pathish(raw)
     return found

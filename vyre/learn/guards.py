@@ -289,7 +289,23 @@ def _vyre_reason(args: list[str]) -> str | None:
     sub = words[1] if len(words) > 1 else ""
     if sub in held:
         return f"`vyre {group} {sub}` is yours to run, at your own terminal"
+    if group == "learn" and sub == "edit" and _may_weaken(args):
+        return "`vyre learn edit` that may lower, narrow or unpin a lesson is yours to run"
     return None
+
+
+def _may_weaken(args: list[str]) -> bool:
+    """An edit that could loosen a lesson: a level or cap under block, a narrower scope,
+    an unpin. (Raising to block and pinning only tighten.)"""
+    for k, a in enumerate(args):
+        name, _, value = a.partition("=")
+        if not value and k + 1 < len(args):
+            value = args[k + 1]
+        if name in ("--level", "--max-level", "--max_level") and value != "block":
+            return True
+        if name in ("--scope", "--unpin"):
+            return True
+    return False
 
 
 def _kill_reason(cmd: Command, where: Guarded) -> str | None:

@@ -185,7 +185,7 @@ class Learn:
         found = distill(text)
         if not found.ok:
             raise LearnError(f"no check shape fits: {found.reason}")
-        scope = self._scope(scope or found.scope or "all", cwd)
+        scope = self._scope(scope or self._named_scope(found) or found.scope or "all", cwd)
         lesson = self._insert(found, level, scope, "active", "cli", None, now)
         self.write_snapshot()
         return lesson
@@ -220,9 +220,10 @@ class Learn:
             return None
         if source in ("inferred", "mcp", "model"):
             level = level if level in ("remind", "ask") else "ask"
-        scope = self._scope(found.scope or "all", cwd)
+        named = self._named_scope(found)
+        scope = self._scope(named or found.scope or "all", cwd)
         note = None
-        if not explicit_scope(found.sentence):  # the user's own scope word is never widened
+        if not named and not explicit_scope(found.sentence):  # the user's scope is kept
             scope, note = self._widened(scope, key)
         self.signal("prompt", key, session=session, now=when, cwd=cwd)
         return self._insert(found, level or "block", scope, "proposed", source, session, when, note)
@@ -448,6 +449,26 @@ class Learn:
                 raise LearnError(f"no project {slug!r} (see `vyre project list`)")
             return scope
         raise LearnError("--scope must be all, project:SLUG or agent:ID")
+
+    def _named_scope(self, found: Distilled) -> str | None:
+        """`project:SLUG` when the sentence itself names a project ("never push to main on
+        shop", "in the billing repo"); its own scope words ("everywhere") win."""
+        if explicit_scope(found.sentence):
+            return None
+        for project in self.ledger.projects():
+            names = {project["slug"], project.get("name") or project["slug"]}
+            names |= {os.path.basename(f.rstrip("/")) for f in project.get("folders") or ()}
+            for name in names:
+                said = re.search(
+                    rf"\b(?:on|in|for|inside|within)\s+(?:the\s+)?{re.escape(name)}"
+                    rf"(?:\s+(?:repo|repository|project|app|codebase))?"
+                    r"\s*(?:$|[,.;:!?)\u2014\u2013]|\s-\s)",  # the name ends the phrase
+                    found.sentence,
+                    re.I,
+                )
+                if said:
+                    return f"project:{project['slug']}"
+        return None
 
     def _project(self, cwd: str | None) -> str | None:
         if not cwd:

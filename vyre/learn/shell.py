@@ -63,7 +63,17 @@ class Redirect:
 class Command:
     """One program as it will run: `program` is the basename of its first word."""
 
-    __slots__ = ("argv", "assigns", "cwd", "depth", "opaque", "redirects", "stdin", "via")
+    __slots__ = (
+        "argv",
+        "assigns",
+        "cwd",
+        "depth",
+        "fed_by",
+        "opaque",
+        "redirects",
+        "stdin",
+        "via",
+    )
 
     def __init__(self, argv, cwd, assigns=None, redirects=None, via=(), depth=0):
         self.argv: list[Word] = argv
@@ -73,6 +83,9 @@ class Command:
         self.via: tuple[str, ...] = via  # the wrappers it ran through (sudo, xargs, ...)
         self.depth = depth
         self.stdin: str | None = None  # literal text piped or heredoc'd in, when known
+        # the programs whose output this one reads (`curl x | sh`) or, for a shell or eval,
+        # runs (`sh -c "$(curl x)"`)
+        self.fed_by: tuple[str, ...] = ()
         self.opaque = False
 
     @property
@@ -515,9 +528,11 @@ class _Walker:
         words: list[Word] = []
         redirects: list[Redirect] = []
         k = 0
+        before = len(self.result.commands)
         for t in toks:  # substitutions run first, where the command runs
             for sub in t.subs:
                 self.run(sub, cwd, depth + 1, (*via, "$()"))
+        substituted = tuple(c.program for c in self.result.commands[before:])
         while k < len(toks):
             t = toks[k]
             if t.kind == "redir":
@@ -559,6 +574,10 @@ class _Walker:
         env = {**self.env, **assigns}
         fed = _fed(pipe_prev, stdin)
         made = self._expand(words, cwd, assigns, redirects, via, depth, env, stdin, fed)
+        feeders = tuple(c.program for c in pipe_prev)
+        for c in made:
+            runs_text = c.program in SHELLS or c.program in ("eval", "source", ".")
+            c.fed_by = feeders + (substituted if runs_text else ())
         return made, self._cd(words, cwd, env)
 
     def _cd(self, words: list[Word], cwd: str, env: dict[str, str]) -> str:
@@ -718,8 +737,26 @@ _RUNNERS = {
 }
 
 
+def _python_module(prog: str, words: list[Word]) -> list[Word] | None:
+    """`python -m pytest -x` runs pytest: the module, with the words after it."""
+    if not prog.startswith("python") or prog.rstrip("0123456789.") != "python":
+        return None
+    i = 1
+    while i < len(words) and words[i].text.startswith("-"):
+        t = words[i].text
+        if t == "-m":
+            return words[i + 1 :] or None
+        if t in ("-c", "-"):
+            return None
+        i += 2 if t in ("-X", "-W", "-Q") else 1
+    return None
+
+
 def _runner(prog: str, words: list[Word]) -> list[Word] | None:
     """The program a runner starts, with its words; None when this is no runner call."""
+    module = _python_module(prog, words)
+    if module is not None:
+        return module
     subs = _RUNNERS.get(prog)
     if subs is None:
         return None
@@ -819,6 +856,12 @@ def find_exec(words: list[Word]) -> list[list[Word]]:
         if w.text.startswith(("-", "(", "!")):
             break
         roots.append(w)
+    found = roots[0].text if roots else ""
+    for k, w in enumerate(words[:-1]):
+        name = words[k + 1].text
+        if w.text in ("-name", "-iname") and "/" not in name and found:
+            found = found.rstrip("/") + "/" + name  # what it finds is named so, below the root
+            break
     out, i = [], 1
     while i < len(words):
         if words[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -827,9 +870,7 @@ def find_exec(words: list[Word]) -> list[list[Word]]:
             while j < len(words) and words[j].text not in (";", "+"):
                 w = words[j]
                 if "{}" in w.text and roots:
-                    argv.append(
-                        Word(w.text.replace("{}", roots[0].text), w.quoted, w.dynamic, True)
-                    )
+                    argv.append(Word(w.text.replace("{}", found), w.quoted, w.dynamic, True))
                 else:
                     argv.append(w)
                 j += 1
