@@ -140,6 +140,15 @@ COMMAND_RULES = [
     # a module run by python is that program
     ("we use uv, not pip", ["python3 -m pip install rich", "pip install rich"], ["uv add rich"]),
     ("Stop using `git add .` please", ["git add .", "cd app && git add ."], ["git add app.py"]),
+    ("never, ever run git clean -fdx", ["git clean -xdf"], ["git clean -n"]),
+    ("avoid npx, install deps properly", ["npx cowsay hi"], ["npm i cowsay"]),
+    (
+        "no --no-verify, ever",
+        ["git commit --no-verify -m x", "git push --no-verify"],
+        ["git commit -m 'why we never use --no-verify'"],
+    ),
+    ("I would prefer that you not use sudo", ["sudo apt install jq"], ["apt list jq"]),
+    ("Pushing tags is a no-go", ["git push --tags", "git push origin --tags"], ["git push"]),
 ]
 
 
@@ -182,6 +191,31 @@ def edit(path: str, new: str, old: str = "") -> dict:
             [("Read", {"file_path": f"{CWD}/CHANGELOG.md"})],
         ),
         (
+            "Keep out of infra/.",
+            [("Bash", {"command": "rm infra/a.tf"})],
+            [("Bash", {"command": "cat infra/a.tf"})],
+        ),
+        (
+            "I don't want you touching the .github/ folder",
+            [("Write", {"file_path": f"{CWD}/.github/workflows/ci.yml", "content": "x"})],
+            [("Write", {"file_path": f"{CWD}/github.md", "content": "x"})],
+        ),
+        (
+            "the lockfile is generated, don't hand-edit it",
+            [("Edit", edit("package-lock.json", "b", "a"))],
+            [("Edit", edit("package.json", "b", "a"))],
+        ),
+        (
+            "No edits to package.json without asking",
+            [("Write", {"file_path": f"{CWD}/package.json", "content": "{}"})],
+            [("Write", {"file_path": f"{CWD}/web/package.jsonc", "content": "{}"})],
+        ),
+        (
+            "Never edit generated files in gen/",
+            [("Write", {"file_path": f"{CWD}/gen/a.go", "content": "x"})],
+            [("Write", {"file_path": f"{CWD}/src/gen.go", "content": "x"})],
+        ),
+        (
             "the vendor/ folder is off limits",
             [("Bash", {"command": "cd vendor && rm lib.js"})],
             [("Bash", {"command": "grep -r x vendor/"})],
@@ -199,6 +233,11 @@ def edit(path: str, new: str, old: str = "") -> dict:
                 ("Edit", edit("app/views.py", "", "breakpoint()\n")),
                 ("Write", {"file_path": f"{CWD}/app/a.py", "content": "set_breakpoint(1)\n"}),
             ],
+        ),
+        (
+            "don't write 'FIXME' notes in lib/",  # a quoted word after "write" is no program
+            [("Write", {"file_path": f"{CWD}/lib/a.py", "content": "# FIXME later"})],
+            [("Write", {"file_path": f"{CWD}/notes.md", "content": "FIXME later"})],
         ),
         (
             "don't write 'utilize' in the customer-facing docs",
@@ -231,6 +270,18 @@ def test_file_and_text_rules_however_they_are_phrased(sentence, breaks, allowed)
         ),
         ("Run the type checker before you push.", {"class": "typecheck"}, None, "push"),
         ("always run the formatter after editing go files", {"class": "format"}, ["*.go"], None),
+        (
+            "run `make lint` before every commit",
+            {"program": "make", "sub": ["lint"]},
+            None,
+            "commit",
+        ),
+        (
+            "Whenever you edit a .sql file, run sqlfluff lint",
+            {"program": "sqlfluff", "sub": ["lint"]},
+            ["*.sql"],
+            None,
+        ),
     ],
 )
 def test_owed_runs_however_they_are_phrased(sentence, run, paths, before):
@@ -251,6 +302,7 @@ def test_owed_runs_however_they_are_phrased(sentence, run, paths, before):
         "Only use plain words in the intro, never jargon.",
         "could you stop the docker container",  # a request for now, not a rule
         "let's stop the dev server",
+        "never git checkout -- .",  # the operand is lost to the full stop: no narrower guess
     ],
 )
 def test_what_only_looks_like_a_command_rule_makes_no_command_check(sentence):
@@ -269,3 +321,12 @@ def test_the_parser_sees_what_feeds_a_shell_and_what_python_runs():
         "black",
     ]
     assert [c.program for c in parse("python -c 'import black'", "/").commands] == ["python"]
+
+
+def test_a_lesson_that_blocks_outranks_a_guards_question():
+    rule = "never run rm -rf on anything"
+    found = distill(rule)
+    lesson = Lesson({"id": 1, "level": "block", "check": found.check, "sentence": rule})
+    call = Call("Bash", {"command": f"rm -rf {HOME}/.vyre"}, CWD, dict(ENV))
+    assert decide(call, [lesson]).decision == "deny"
+    assert decide(call, []).decision == "ask"  # the guard alone asks

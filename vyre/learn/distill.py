@@ -50,22 +50,24 @@ _NOT_AN_ARGUMENT = frozenset(
 )
 KNOWN_PROGRAMS_RE = [re.escape(p) for p in KNOWN_PROGRAMS if p not in ENGLISH_PROGRAMS]
 _NEG = (
-    r"(?:never(?:\s+ever)?|don'?t(?:\s+ever)?|do\s+not|dont|doesn'?t|stop|quit|avoid|refrain\s+from|"
+    r"(?:never(?:,?\s+ever,?)?|don'?t(?:\s+ever)?|do\s+not|dont|doesn'?t|stop|quit|avoid|refrain\s+from|"
     r"no\s+more|no\s+longer|not\s+allowed\s+to|you\s+(?:must|should|may|can)\s*(?:not|n'?t)|"
-    r"mustn'?t|shouldn'?t|can'?t|cannot|won'?t|please\s+don'?t|i\s+don'?t\s+want\s+you\s+to|"
-    r"i\s+do\s+not\s+want\s+you\s+to|under\s+no\s+circumstances(?:\s+should\s+you)?|"
-    r"no(?=\s+\w+ing\b)|no(?=\s+force)|no(?=\s+`)|no(?=\s+more)|no(?=\s+(?:"
+    r"mustn'?t|shouldn'?t|can'?t|cannot|won'?t|please\s+don'?t|"
+    r"i\s+(?:don'?t|do\s+not)\s+want\s+you(?:\s+to)?|under\s+no\s+circumstances(?:\s+should\s+you)?|"
+    r"no(?=\s+\w+ing\b)|no(?=\s+force)|no(?=\s+`)|no(?=\s+more)|no(?=\s+--[a-z])|"
+    r"no(?=\s+(?:edits|changes|writes|modifications)\s+(?:to|in|under)\b)|no(?=\s+(?:"
     + "|".join(sorted(KNOWN_PROGRAMS_RE))
     + r")\b)|ban|forbid|forbidden|prohibit|"
     r"don'?t\s+you\s+(?:dare|ever)|hands\s+off|keep\s+(?:your\s+hands\s+)?off|"
-    r"stay\s+(?:away\s+from|out\s+of)|"
+    r"stay\s+(?:away\s+from|out\s+of)|keep\s+out\s+of|"
     # the indirect and polite ways: "i'd appreciate it if you didn't", "i'd rather you
     # didn't", "could you not", "would you mind not", "let's not", "we never", "try not to"
     r"(?:i'?d|i\s+would|it'?d|it\s+would)\s+(?:\w+\s+)?(?:appreciate\s+it|prefer(?:\s+it)?|"
     r"like\s+it|be\s+(?:great|nice|better|grateful|happier)|rather|love\s+it)\s+(?:if\s+)?"
     r"(?:you\s+)?(?:didn'?t|did\s+not|wouldn'?t|would\s+not|don'?t|do\s+not|not|never|"
     r"stopped|avoided)(?:\s+to)?|"
-    r"(?:i'?d|i\s+would)\s+(?:like|prefer|want)\s+(?:for\s+)?you(?:\s+to)?\s+(?:not|never)"
+    r"(?:i'?d|i\s+would)\s+(?:\w+\s+)?(?:like|prefer|want)\s+(?:it\s+)?(?:that\s+|if\s+|for\s+)?"
+    r"you(?:\s+to)?\s+(?:not|never|didn'?t|did\s+not)"
     r"(?:\s+to)?|"
     # "could you stop X" is a request for now, not a rule: only "could you not X" is one
     r"(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:not|never|avoid)|"
@@ -171,7 +173,7 @@ _QUOTED = re.compile(
     r"`([^`]+)`|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|'([^']{2,})'|\u2018([^\u2019]+)\u2019"
 )
 _FILE_VERBS = (
-    r"touch|edit|edits|editing|modify|modifying|change|changing|alter|write\s+to|write\s+into|"
+    r"touch|touching|touches|edit|edits|editing|modify|modifying|change|changing|alter|write\s+to|write\s+into|"
     r"writing\s+to|delete|deleting|remove|removing|overwrite|overwriting|rename|move|"
     r"mess\s+with|mess\s+around\s+with|update|updating|commit\s+changes\s+to|hand-edit|"
     r"manually\s+edit|regenerate|rewrite|reformat|format|add\s+files\s+to"
@@ -576,6 +578,12 @@ def _command_pattern(text: str) -> dict | None:
     if cmd.fed_by:  # "curl | sh": what runs with the other's output
         pattern["from"] = sorted({checks.program_name(p) for p in cmd.fed_by})
     flags = []
+    after_dashes: list[str] = []
+    if "--" in words[1:]:  # `git checkout -- .`: what follows `--` are operands
+        cut = words.index("--", 1)
+        words, after_dashes = words[:cut], words[cut + 1 :]
+        if not after_dashes:
+            return None  # the operands were lost (a final "." read as the sentence's end)
     for w in words[1:]:
         if w.startswith("--") or not w.startswith("-") or len(w) < 2:
             if w.startswith("--"):
@@ -590,6 +598,8 @@ def _command_pattern(text: str) -> dict | None:
     rest = [w for w in words[1:] if not w.startswith("-")]
     if flags:
         pattern["flags"] = flags
+    if after_dashes:
+        pattern["args"] = after_dashes
     if rest:
         if prog == "git" and rest[0] == "push" and len(rest) > 1:
             pattern["sub"] = ["push"]
@@ -603,7 +613,7 @@ def _is_commandish(obj: str) -> bool:
     raw = obj.strip()
     if raw.startswith("`"):
         return True
-    words = _strip_ticks(raw).split()
+    words = [w.rstrip(",;:") for w in _strip_ticks(raw).split()]
     if not words:
         return False
     first = words[0].lower()
@@ -612,6 +622,8 @@ def _is_commandish(obj: str) -> bool:
         words = words[1:]
     if first in ENGLISH_PROGRAMS:
         nxt = words[1].lower() if len(words) > 1 else ""
+        if nxt[:1] in "'\"\u201c\u2018":
+            return False  # "write 'TODO'": a phrase, not a program's argument
         return nxt.startswith("-") or (bool(nxt) and nxt not in _NOT_AN_ARGUMENT)
     if first in KNOWN_PROGRAMS or checks.program_name(first) in KNOWN_PROGRAMS:
         return True
@@ -625,6 +637,14 @@ def _pathish(obj: str) -> list[str] | None:
     named = re.search(r"\(\s*`?([^()\s`]+)`?\s*\)", obj)
     if named and named.group(1) != obj.strip():  # "the seed data (fixtures/seed.json)"
         return _pathish(named.group(1))
+    inside = re.match(
+        r"^(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}(?:files?|code|stuff|things|anything|"
+        r"everything)\s+(?:in|under|inside|within)\s+(?:the\s+)?`?(?P<p>[\w.*-]*/[\w./*-]*)`?",
+        obj.strip(),
+        re.I,
+    )
+    if inside:  # "generated files in gen/": the path said, not the files' name
+        return [inside.group("p")]
     raw = _strip_ticks(obj)
     raw = re.sub(
         r"^(?:the|any|anything\s+in|anything\s+under|files?\s+in|files?\s+under|"
@@ -695,6 +715,10 @@ _ACTIONS: tuple[tuple[re.Pattern[str], dict], ...] = tuple(
             {"program": "git", "sub": ["push"], "flags": ["--delete"]},
         ),
         (
+            r"^push\w*\s+(?:the\s+|any\s+|all\s+|our\s+)?(?:git\s+)?tags",
+            {"program": "git", "sub": ["push"], "flags": ["--tags"]},
+        ),
+        (
             r"^amend\w*\s+(?:a\s+|any\s+|the\s+|my\s+)?(?:\w+\s+)?commits?",
             {"program": "git", "sub": ["commit"], "flags": ["--amend"]},
         ),
@@ -753,13 +777,27 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
     stop = re.match(r"^(?:.*\s)?(?:stop|quit)$", m.group("neg"), re.I)
     if stop and not re.match(r"^(?:`|(?:[\w-]+\s+)?\w+ing\b)", rest, re.I):
         return None  # "stop the container" asks for now; "stop pushing" is a rule
-    flag = re.match(r"^`?(?P<f>--?[A-Za-z][\w-]*)`?(?:\s+(?:flags?|options?))?$", rest)
+    flag = re.match(
+        r"^`?(?P<f>--?[A-Za-z][\w-]*)`?(?:\s+(?:flags?|options?))?"
+        r"(?:\s*,?\s*(?:ever|again|please|thanks|at\s+all|anywhere)\W*)*$",
+        rest,
+        re.I,
+    )
     if flag:  # "terraform apply only from a plan. never -auto-approve": the flag of that command
         prefix = text[: m.start()]
         named = _leading_command(prefix, loose=prefix.rstrip().endswith(":"))
         named = named or _leading_command(_clean(before))
+        if not named and re.fullmatch(r"--[a-z]+(?:-[a-z]+)+", flag.group("f")):
+            # "no --no-verify": a long flag that means one thing whatever runs it
+            return {"kind": "tool", "command": {"flags": [flag.group("f")]}}
         pattern = _command_pattern(f"{named} {flag.group('f')}") if named else None
         return {"kind": "tool", "command": pattern} if pattern else None
+    edits = re.match(
+        r"^(?:edits|changes|writes|modifications)\s+(?:to|in|under)\s+(?P<o>.+)$", rest
+    )
+    if edits:  # "no edits to package.json without asking"
+        found = _pathish(edits.group("o"))
+        return {"kind": "path", "paths": found} if found else None
     if re.match(r"^(?:the\s+)?[\w./*-]+(?:/|\s+(?:folder|directory|dir|files?))", rest, re.I) and (
         m.group("neg").lower().startswith(("hands", "keep", "stay"))
     ):
@@ -831,7 +869,12 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
         return {"kind": "tool", "command": pattern} if pattern else None
     file_verb = _FILE_VERB_RE.match(rest)
     if file_verb:
-        found = _pathish(file_verb.group("obj"))
+        obj = file_verb.group("obj")
+        if re.fullmatch(
+            r"(?:it|them)\b.*", obj, re.I
+        ):  # "the lockfile is generated, don't edit it"
+            obj = _subject(text[: m.start()]) or obj
+        found = _pathish(obj)
         if found:
             return {"kind": "path", "paths": found}
         return None
@@ -889,6 +932,13 @@ _NOT_A_SUBCOMMAND = frozenset(
     """only from with without in on to when unless if is are must should always never for and
     or but except via using by at of the a an it this that""".split()
 )
+
+
+def _subject(text: str) -> str | None:
+    """What "it" stands for in "the lockfile is generated, don't edit it": the noun phrase the
+    text opens with, before its verb."""
+    m = re.match(r"^(?P<s>.+?)\s+(?:is|are|was|were|gets|get|has|have)\b", text.strip(), re.I)
+    return m.group("s") if m and len(m.group("s").split()) <= 4 else None
 
 
 def _leading_command(text: str, loose: bool = False) -> str | None:
@@ -1015,6 +1065,14 @@ def _owed(text: str) -> dict | None:
         return _command_pattern(raw)
     if re.fullmatch(r"[\w:-]+", raw):  # a script name: `run lint`, `run typecheck`
         return {"program": "npm", "sub": ["run", raw]}
+    words = raw.split()
+    if (  # "run sqlfluff lint": a program named by its own words
+        len(words) <= 3
+        and all(re.fullmatch(r"[a-z][\w.:/-]*", w) for w in words)
+        and not {w.lower() for w in words} & (_NOT_AN_ARGUMENT | _NOT_A_SUBCOMMAND)
+        and words[0].lower() not in ENGLISH_PROGRAMS
+    ):
+        return _command_pattern(raw)
     return None
 
 
@@ -1066,6 +1124,7 @@ def _before(text: str) -> dict | None:
 
 def _action(text: str) -> dict | None:
     raw = _strip_ticks(text.strip().strip(" .,"))
+    raw = re.sub(r"^(?:every|each|any|a|the)\s+", "", raw, flags=re.I)  # "before every commit"
     m = re.search(r"`([^`]+)`", text)
     if m:
         return _command_pattern(m.group(1))

@@ -258,7 +258,14 @@ def decide(call: Call, lessons: list[Lesson], *, mode: str = "", history=None) -
             f"Vyre guards its own rules: {reason}. Only you can do this, in your own terminal "
             "outside Claude Code."
         )
+        by_lessons = _by_lessons(call, lessons, mode, history)
+        if by_lessons.decision == "deny" and decision != "deny":
+            return by_lessons  # a lesson that blocks it outranks the guard's question
         return Verdict(decision, text, guard=True)
+    return _by_lessons(call, lessons, mode, history)
+
+
+def _by_lessons(call: Call, lessons: list[Lesson], mode: str, history) -> Verdict:
     fired: list[tuple[int, Lesson]] = []
     pool = lessons.candidates(call) if isinstance(lessons, LessonSet) else lessons
     for lesson in pool:
