@@ -146,6 +146,31 @@ def test_new_lines_are_read_by_the_watcher_without_an_ingest(running, root):
     assert "Jonas Eberhardt works at Keel & Ash Architects" in text
 
 
+def test_reads_are_answered_while_the_writer_holds_the_store(root, vyre_home):
+    """Reads never wait on the writer: with the writer's lock held (a long ingest or derive),
+    the prompt hook still gets the room's facts and the CLI its answers. Before, the hook
+    came back empty after 0.25 s and every other read waited for the lock."""
+    daemon = Daemon(vyre_home, root)
+    thread = threading.Thread(target=daemon.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: daemon.reads is not None and (vyre_home / "vyre.sock").exists())
+        with daemon.lock:  # the writer is busy for as long as this block lasts
+            text = call(
+                "enrich",
+                {"prompt": "Ask Priya Anand", "cwd": "/w/keel"},
+                caller="hook",
+                home=vyre_home,
+            )
+            facts = call("facts", {"room": "*"}, caller="cli", home=vyre_home)
+            rooms = call("check_room", {"room": "unfiled"}, caller="cli", home=vyre_home)
+        assert "Priya Anand works at Keel & Ash Architects" in text
+        assert facts and rooms == "unfiled"
+    finally:
+        daemon.stop.set()
+        thread.join(30)
+
+
 def test_two_clis_and_the_daemon_at_once(running, root):
     for i in range(3):
         Transcript(root, cwd="/w/keel", session=f"c{i}", start="2026-09-21T10:00:00Z").user(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
+
+import pytest
 
 from vyre.daemon.watch import Watcher
 
@@ -13,13 +16,15 @@ def touch_old(path, days=2):
     os.utime(path, (old, old))
 
 
-def test_new_files_appends_and_new_folders_are_seen(tmp_path):
+@pytest.mark.parametrize("kernel", [True, False], ids=["inotify", "polling"])
+def test_new_files_appends_and_new_folders_are_seen(tmp_path, kernel):
     root = tmp_path / "projects"
     (root / "-w-a").mkdir(parents=True)
     old = root / "-w-a" / "s1.jsonl"
     old.write_text("{}\n")
     touch_old(old)
-    watcher = Watcher(root)
+    watcher = Watcher(root, kernel=kernel)
+    assert watcher.kernel == (kernel and sys.platform.startswith("linux"))
     assert watcher.changes() == []
     new = root / "-w-a" / "s2.jsonl"
     new.write_text("{}\n")
@@ -39,13 +44,33 @@ def test_new_files_appends_and_new_folders_are_seen(tmp_path):
     assert watcher.changes() == []
 
 
-def test_an_old_file_that_changes_is_caught_by_the_full_scan(tmp_path, monkeypatch):
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_an_append_to_a_file_idle_for_hours_is_seen_at_the_next_look(tmp_path, monkeypatch):
+    """Polling sees a cold file's append only at its 10-second full scan; the kernel's events
+    see it at once, with no full scan at all."""
+    monkeypatch.setattr("vyre.daemon.watch.SAFETY_SCAN_S", 1e9)
     root = tmp_path / "projects"
     (root / "-w-a").mkdir(parents=True)
     path = root / "-w-a" / "s1.jsonl"
     path.write_text("{}\n")
     touch_old(path)
     watcher = Watcher(root)
+    assert watcher.changes() == []
+    with path.open("a") as f:
+        f.write("{}\n")
+    touch_old(path)  # and its time still says cold
+    assert watcher.changes() == [path]
+    assert watcher.changes() == []
+    watcher.close()
+
+
+def test_polling_catches_an_old_file_that_changes_at_the_full_scan(tmp_path, monkeypatch):
+    root = tmp_path / "projects"
+    (root / "-w-a").mkdir(parents=True)
+    path = root / "-w-a" / "s1.jsonl"
+    path.write_text("{}\n")
+    touch_old(path)
+    watcher = Watcher(root, kernel=False)
     with path.open("a") as f:
         f.write("{}\n")
     touch_old(path)  # looks cold: only the periodic full scan can see it

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vyre import config
 from vyre.callers import OWNER_CALLERS, require_owner
-from vyre.errors import OwnerOnly, ProjectError
-from vyre.graph import GraphStore, engine_name
+from vyre.errors import GraphDamaged, GraphError, OwnerOnly, ProjectError
+from vyre.graph import GraphStore, RoomRows, engine_name
 from vyre.interface import OWNER_ONLY, MemoryAPI
-from vyre.ledger import Ledger
+from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
 from vyre.memory.editing import Editor
 from vyre.memory.read import Reader
@@ -41,6 +41,7 @@ from vyre.models import (
     Fact,
     FactTarget,
     FolderSuggestion,
+    GraphHealth,
     Hub,
     Ingested,
     MergeCandidate,
@@ -51,6 +52,7 @@ from vyre.models import (
     Relation,
     Thread,
 )
+from vyre.rooms import health
 from vyre.rooms import projects as project_ops
 from vyre.rooms.membership import room_for_cwd
 from vyre.rooms.names import MAIN, UNFILED
@@ -87,6 +89,29 @@ def _owner_only(method: F) -> F:
     return cast(F, checked)
 
 
+class _GraphSource:
+    """Rooms' rows for a `Reader`: from the graph files, checked against the ledger (by the
+    owner when it loads its views; a room it has not published is read as it is)."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+
+    def rows(self, room: str) -> RoomRows | None:
+        if self.memory._owner:
+            try:
+                return self.memory.store.read(room)
+            except GraphDamaged:
+                return None
+        return self.memory._room_rows(room)
+
+    def digest(self, room: str) -> str:
+        held = graph_rooms.recorded(self.memory.ledger).get(room)
+        return held.digest if held else ""
+
+    def rooms(self) -> list[str]:
+        return sorted(graph_rooms.recorded(self.memory.ledger))
+
+
 class Memory:
     """`MemoryAPI` over the stores of one home, opened in this process (see the module)."""
 
@@ -94,12 +119,13 @@ class Memory:
         self, home: Path | None = None, *, engine: str | None = None, owner: bool = False
     ) -> None:
         """`owner`: this process alone writes the graph (the daemon), so reads skip the
-        per-call digest check and the caller invalidates after each derive."""
+        per-call digest check; each derive publishes the rooms it wrote to the reader."""
         self.home = Path(home) if home else config.home()
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.ledger = Ledger(self.home / "vyre.db")
+        self.ledger = self._open_ledger()
         self._engine = engine
         self._store: GraphStore | None = None
+        self._opening_repair: GraphHealth | None = None  # what opening the graph fixed
         self._reader: Reader | None = None
         self._owner = owner
         self._controls_key: tuple[int, int | None, int] | None = None
@@ -107,6 +133,9 @@ class Memory:
         self._learn: Learn | None = None
         self.last_derive_seconds = 0.0
         self.main_derives = 0  # how many derives included the main graph (the daemon asks)
+
+    def _open_ledger(self) -> Ledger:
+        return Ledger(self.home / "vyre.db")
 
     def close(self) -> None:
         """Let go of the graph and the ledger."""
@@ -122,22 +151,70 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _graph_folder(self) -> Path:
+        # One folder per engine: the engines cannot read each other's files, and the graph is
+        # derived, so a switch simply derives a new one.
+        return self.home / "graph" / (self._engine or engine_name())
+
     @property
     def store(self) -> GraphStore:
-        """The graph, opened on first use."""
+        """The graph, opened on first use (this process then writes it alone) and checked
+        against the ledger: a room whose file is not the one written is derived again before
+        anything reads it."""
         if self._store is None:
-            # One file per engine in the graph folder: the engines cannot read each other's
-            # files, and the graph is derived, so a switch simply derives a new one.
-            folder = self.home / "graph"
-            folder.mkdir(mode=0o700, exist_ok=True)
-            name = self._engine or engine_name()
-            self._store = GraphStore(folder / f"memory.{name}", name)
+            pool = config.settings().get("graph.buffer_pool_mib")
+            store = GraphStore(self._graph_folder(), self._engine, pool_mib=pool)
+            self._store = store
+            moved = health.old_layout(store)
+            found = health.look(self.ledger, store)
+            if moved or not found.ok:
+                health.forget(self.ledger, store, found)
+                self.derive()
+                found.repaired = True
+                health.log.warning("vyre: %s", moved or found.summary())
+                self._opening_repair = found
         return self._store
+
+    def graph_health(self, *, repair: bool = False) -> GraphHealth:
+        """Whether every room's graph file opens and holds what the ledger recorded for it
+        (`vyre doctor`); with `repair`, the rooms whose file does not are derived again."""
+        if self._store is None and not repair:  # look without opening it for writing
+            looking = GraphStore(self._graph_folder(), self._engine, write=False)
+            return health.look(self.ledger, looking, deep=True)
+        store = self.store  # opening it repairs what a look at the files' stamps finds
+        found = health.look(self.ledger, store, deep=True)
+        if repair and not found.ok:
+            health.forget(self.ledger, store, found)
+            self.derive()
+            found.repaired = True
+        opened, self._opening_repair = self._opening_repair, None
+        if repair and opened is not None:
+            found.rooms = sorted({*found.rooms, *opened.rooms})
+            found.damaged = {**opened.damaged, **found.damaged}
+            found.repaired = True
+        return found
+
+    def _room_rows(self, room: str) -> RoomRows | None:
+        """A room's rows from its file, checked against the ledger's record first: a file the
+        engine cannot read, or that holds other rows than were written, is derived again."""
+        store = self.store
+        try:
+            problem = health.unlike_record(self.ledger, store, room)
+        except GraphDamaged as exc:
+            problem = exc.line()
+        if problem:
+            found = GraphHealth(str(store.folder), damaged={room: problem})
+            health.forget(self.ledger, store, found)
+            self.derive()
+            found.repaired = True
+            health.log.warning("vyre: %s", found.summary())
+        return store.read(room)
 
     @property
     def reader(self) -> Reader:
         if self._reader is None:
-            self._reader = Reader(self.store, self._controls, check_digests=not self._owner)
+            source = _GraphSource(self)
+            self._reader = Reader(source, self._controls, check_digests=not self._owner)
         return self._reader
 
     @property
@@ -197,9 +274,11 @@ class Memory:
         from vyre.rooms.pipeline import derive
 
         started = time.perf_counter()
-        report = derive(self.ledger, self.store, config.settings(), force=force, main=main)
-        if self._reader is not None and (report.rooms or report.dropped or main):
-            self._reader.invalidate()
+        # a reader's views are replaced as each room is written, never read back from files
+        written = self._reader.publish if self._reader is not None else None
+        report = derive(
+            self.ledger, self.store, config.settings(), force=force, main=main, written=written
+        )
         if main:
             self.main_derives += 1
         self.last_derive_seconds = time.perf_counter() - started
@@ -341,8 +420,8 @@ class Memory:
 
     def version(self, room: str = MAIN) -> str:
         """Changes whenever what a room shows changes (its rows, or a pin or mute)."""
-        digest = self.store.digests().get(self.check_room(room), "")
-        return f"{digest}:{self._controls()[0]}"
+        held = graph_rooms.recorded(self.ledger).get(self.check_room(room))
+        return f"{held.digest if held else ''}:{self._controls()[0]}"
 
     def recall(
         self,
@@ -540,8 +619,42 @@ class Memory:
     def hubs(self) -> list[Hub]:
         """Orgs by how many rooms and sessions name them, and whether the hub rule holds."""
         from vyre.graph import analysis
+        from vyre.rooms.main_graph import hub_figures
 
-        return analysis.hub_candidates(self.store)
+        return analysis.hub_candidates(hub_figures(self.store.main_inputs()))
+
+
+def load_views(memory: Memory) -> None:
+    """Read every room the memory's reader does not hold yet, checked against the ledger (the
+    daemon, at start: from then on each derive publishes the rooms it writes)."""
+    reader = memory.reader
+    for room, held in sorted(graph_rooms.recorded(memory.ledger).items()):
+        if not reader.holds(room, held.digest):
+            rows = memory._room_rows(room)
+            if rows is not None:
+                reader.publish(rows)
+
+
+def reading(owner: Memory) -> Memory:
+    """`owner` for readers in other threads (the daemon's socket): the same views, a ledger
+    connection of its own that only reads, and no graph writes. A read then never waits for
+    a derive, and never sees one half done. One thread at a time per reading memory."""
+    return _ReadOnlyMemory(owner)
+
+
+class _ReadOnlyMemory(Memory):
+    """`reading(owner)`: reads only, beside the owner that writes."""
+
+    def __init__(self, owner: Memory) -> None:
+        super().__init__(owner.home, engine=owner._engine, owner=True)
+        self._reader = owner.reader.sharing(self._controls)
+
+    def _open_ledger(self) -> Ledger:
+        return Ledger.read_only(self.home / "vyre.db")
+
+    @property
+    def store(self) -> GraphStore:
+        raise GraphError("this memory only reads: the graph is written by its owner")
 
 
 if TYPE_CHECKING:

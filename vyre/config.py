@@ -23,6 +23,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # the bundled world and on juniper (the bar is 0.9 on both); turn off per relation here.
     "relations.prefers": True,
     "relations.decided": True,
+    # The graph engine's buffer pool in MiB for each room's file; None sizes it from the file.
+    "graph.buffer_pool_mib": None,
 }
 
 

@@ -4,8 +4,8 @@ Checks (each a `Finding`, in this order): the home folder (yours, 0700); the dae
 (no symbolic link planted at `daemon.lock`, `daemon.log` or `vyre.sock`, no socket left by a
 daemon that died); the ledger (there, not empty, a SQLite file, `PRAGMA integrity_check` and
 `foreign_key_check` clean, no migration from a newer Vyre); the backup of your own rows (the
-newest one reads whole and holds the rows as they are now); the graph (the graph's own check,
-`Memory.graph_health`, when this build has one).
+newest one reads whole and holds the rows as they are now); the graph (`Memory.graph_health`:
+each room's file opens, and holds the digest and row counts the ledger recorded for it).
 
 What must stay true:
 - Checking never writes. Repair never deletes what it replaces: a damaged ledger is moved
@@ -163,22 +163,14 @@ def _graph(home: Path, ledger_ok: bool) -> Finding:
         return Finding("graph", False, "not checked: the ledger comes first", "derived again")
     if not (home / LEDGER).exists():
         return Finding("graph", True, "nothing derived yet")
-    from vyre.api import Memory
+    from vyre.daemon.client import open_memory
 
-    if _daemon_answers(home):
-        return Finding("graph", True, "held by the running daemon, which checks it itself")
     try:
-        with Memory(home) as memory:
-            health = getattr(memory, "graph_health", None)
-            if health is None:
-                return Finding("graph", True, "derived from the ledger (`vyre derive --all`)")
-            result = health()
+        with open_memory("cli", home) as memory:  # a running daemon's: it holds the graph
+            result = memory.graph_health()
     except VyreError as exc:
         return Finding("graph", False, exc.line(), "derived again")
-    ok = bool(getattr(result, "ok", True))
-    detail = getattr(result, "summary", None)
-    text = detail() if callable(detail) else str(detail or result)
-    return Finding("graph", ok, text.splitlines()[0] if text else "checked", "derived again")
+    return Finding("graph", result.ok, result.summary(), "derived again")
 
 
 def _daemon_answers(home: Path) -> bool:
@@ -230,13 +222,14 @@ def _refresh(home: Path, root: Path, *, derive: bool) -> list[str]:
         if not _backup(home, True).ok:
             memory.ledger.backup(force=True)
             out.append("wrote a backup of your rows")
-        graph = _graph(home, True)
-        if derive or not graph.ok:
+        if derive:
             if root.is_dir():
                 read = memory.ingest(root, main=False).report
                 out.append(f"read the transcripts again: {read.turns:,} turns")
             derived = memory.derive(force=True)
             out.append(f"derived every room again: {derived.summary()}")
+        elif not _graph(home, True).ok:
+            out.append(memory.graph_health(repair=True).summary())  # those rooms derived again
     return out
 
 

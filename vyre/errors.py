@@ -10,8 +10,9 @@ VyreError                      a known failure: surfaces print its first line, e
 │   ├── LedgerError            the ledger (SQLite): unreadable, damaged, wrong schema
 │   │   ├── LedgerBusy         another process holds its write lock for too long
 │   │   └── LedgerDamaged      a file SQLite cannot read, or an empty one: never written over
-│   └── GraphError             the graph (Kùzu engine): unreadable or not installed
-│       └── GraphBusy          another process has it open for writing
+│   └── GraphError             the graph (Kùzu engine): failed, or not installed
+│       ├── GraphBusy          another process has it open for writing
+│       └── GraphDamaged       its file cannot be read (it is rebuilt from the ledger)
 ├── MemoryUseError             a request memory cannot carry out
 │   ├── CorrectionError        a correction that cannot be made (unknown fact, bad action)
 │   ├── ProjectError           a project command that cannot be carried out
@@ -86,6 +87,10 @@ class GraphError(StoreError):
 
 class GraphBusy(GraphError):
     """Another process has the graph open for writing."""
+
+
+class GraphDamaged(GraphError):
+    """The graph's file cannot be read. The graph is derived: it is rebuilt from the ledger."""
 
 
 class MemoryUseError(VyreError):

@@ -14,6 +14,9 @@ What must stay true:
   owner (`vyre.callers`). Any method with a `caller` parameter (owner-only, or one that reads
   more for the owner, like `recall(everywhere=True)`) has it filled by the daemon from the
   connection's caller, never from the arguments.
+- A method marked `@read_only` changes nothing, in the ledger or the graph: it answers from
+  the rooms as last derived and the ledger as last committed. The daemon serves it beside
+  its writer (`vyre.api.reading`), so it never waits for an ingest or a derive.
 - Every value returned is a model from `vyre.models` (or a list of them), a str, or None.
 - Standard library only at run time (the models are imported for type checkers only), so
   the CLI reads this without loading pydantic.
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
         Fact,
         FactTarget,
         FolderSuggestion,
+        GraphHealth,
         Hub,
         Ingested,
         MergeCandidate,
@@ -55,6 +59,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., object])
 OWNER_ONLY: Final = "__vyre_owner_only__"
+READ_ONLY: Final = "__vyre_read_only__"
 LOCAL_ONLY: Final = frozenset({"close"})  # about this process's handle, not about memory
 
 
@@ -64,16 +69,25 @@ def owner_only(method: F) -> F:
     return method
 
 
+def read_only(method: F) -> F:
+    """Mark an API method as one that changes nothing (see the module docstring)."""
+    setattr(method, READ_ONLY, True)
+    return method
+
+
 class Operation(NamedTuple):
     owner_only: bool  # marked @owner_only: refused for anyone but the owner
     takes_caller: bool  # has a `caller` parameter: the daemon fills it from the connection
+    read_only: bool  # marked @read_only: served beside the writer, never waiting for it
 
 
 def operations() -> dict[str, Operation]:
     """Every method the daemon serves, read from `MemoryAPI` itself."""
     return {
         name: Operation(
-            bool(getattr(fn, OWNER_ONLY, False)), "caller" in inspect.signature(fn).parameters
+            bool(getattr(fn, OWNER_ONLY, False)),
+            "caller" in inspect.signature(fn).parameters,
+            bool(getattr(fn, READ_ONLY, False)),
         )
         for name, fn in vars(MemoryAPI).items()
         if callable(fn) and not name.startswith("_") and name not in LOCAL_ONLY
@@ -103,8 +117,14 @@ class MemoryAPI(Protocol):
         (every room with `force`)."""
         ...
 
+    def graph_health(self, *, repair: bool = False) -> GraphHealth:
+        """Whether every room's graph file opens and holds what the ledger recorded for it
+        (`vyre doctor`); with `repair`, the rooms whose file does not are derived again."""
+        ...
+
     # -- projects -------------------------------------------------------------------------
 
+    @read_only
     def projects(self) -> list[Project]:
         """Every project, by slug."""
         ...
@@ -133,33 +153,39 @@ class MemoryAPI(Protocol):
         """Delete a project: its sessions go back to the rooms their folders are in."""
         ...
 
+    @read_only
     def project_suggest(self, limit: int = 10) -> list[FolderSuggestion]:
         """The working folders with the most sessions that no project holds yet."""
         ...
 
     # -- reading memory -------------------------------------------------------------------
 
+    @read_only
     def room_for(self, cwd: str | None, session: str | None = None) -> str:
         """The room a Claude Code session in `cwd` reads: its project (by folder, or a pick
         of `session`), else `unfiled`. Never the main graph."""
         ...
 
+    @read_only
     def check_room(self, room: str) -> str:
         """`room` itself when it exists (a project slug, `unfiled` or `*`); else
         ProjectError."""
         ...
 
+    @read_only
     def facts(
         self, room: str = MAIN, *, now: datetime | None = None, closed: bool = False
     ) -> list[Fact]:
         """Every open fact in one room (ended ones too with `closed`), by subject."""
         ...
 
+    @read_only
     def about(self, name: str, room: str = MAIN, *, now: datetime | None = None) -> list[Entity]:
         """Each entity `name` points at in the room (a full name, or a short form only one
         entity there has), with its facts."""
         ...
 
+    @read_only
     def why(
         self,
         name: str,
@@ -173,6 +199,7 @@ class MemoryAPI(Protocol):
         room or in all of them."""
         ...
 
+    @read_only
     def relevant(
         self,
         prompt: str,
@@ -186,26 +213,31 @@ class MemoryAPI(Protocol):
         first."""
         ...
 
+    @read_only
     def entities(
         self, room: str = MAIN, *, offset: int = 0, limit: int = 40, now: datetime | None = None
     ) -> EntityPage:
         """One page of a room's entities with their open facts, and its open deadlines."""
         ...
 
+    @read_only
     def learned(
         self, since: datetime, room: str = MAIN, *, now: datetime | None = None
     ) -> list[Fact]:
         """Open facts first said since then, newest first."""
         ...
 
+    @read_only
     def session_names(self, sessions: list[str]) -> dict[str, str]:
         """What to call each session: its title (Claude Code's summary), else its first words."""
         ...
 
+    @read_only
     def thread(self, session: str, seq: int = 0, window: int = 25) -> Thread:
         """A session's turns around `seq`, each with who wrote it (the Deck's turn view)."""
         ...
 
+    @read_only
     def version(self, room: str = MAIN) -> str:
         """Changes whenever what a room shows changes (its rows, or a pin or mute)."""
         ...
@@ -227,6 +259,7 @@ class MemoryAPI(Protocol):
         owner's own surfaces only: never a hook's, a model's or an agent's caller."""
         ...
 
+    @read_only
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> Overview:
         """One room in brief: counts, most named people and orgs, deadlines, conflicts."""
         ...
@@ -272,10 +305,12 @@ class MemoryAPI(Protocol):
         """Undo a correction of an answer by its number."""
         ...
 
+    @read_only
     def answer_corrections(self, *, now: datetime | None = None) -> dict:
         """The person's corrections of answers, with counts by kind of question."""
         ...
 
+    @read_only
     def suggest(self, prefix: str, *, cwd: str | None = None, limit: int = 8) -> list[dict]:
         """Completions for the people and things memory knows ("my wi" -> wife: Juno)."""
         ...
@@ -326,14 +361,17 @@ class MemoryAPI(Protocol):
         """One name is more than one identity: one per room (or just `room`'s, apart)."""
         ...
 
+    @read_only
     def corrections(self, *, undone: bool = True) -> list[Correction]:
         """Every decision the user made, oldest first (without undone ones if not `undone`)."""
         ...
 
+    @read_only
     def conflicts(self, *, now: datetime | None = None) -> list[Conflict]:
         """Where rooms (or newer sessions and a correction) disagree, and how to settle it."""
         ...
 
+    @read_only
     def suggest_merges(self) -> list[MergeCandidate]:
         """Near-identical names that share an address or an org (suggestions only)."""
         ...

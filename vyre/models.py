@@ -105,6 +105,37 @@ class DeriveReport:
         return f"derived {count(len(self.rooms), 'room')}, {count(self.facts, 'fact')}"
 
 
+@dataclass
+class GraphHealth:
+    """What a look at the graph found (and, after a repair, what was put right): rooms whose
+    file is not the one the ledger recorded, and files the engine cannot read."""
+
+    folder: str
+    rooms: list[str] = field(default_factory=list)  # rooms that do not match the ledger
+    damaged: dict[str, str] = field(default_factory=dict)  # room -> why its file is unreadable
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.rooms and not self.damaged
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"the memory graph in {self.folder} matches the ledger"
+        done = "rebuilt" if self.repaired else "to be rebuilt"
+        if self.damaged:
+            why = self.damaged[min(self.damaged)]
+            more = f" (and {len(self.damaged) - 1} more room(s))" if len(self.damaged) > 1 else ""
+            return f"{why}{more}; {done} from the ledger"
+        rooms = ", ".join(self.rooms[:5])
+        if len(self.rooms) > 5:
+            rooms += f" and {len(self.rooms) - 5} more"
+        return (
+            f"the memory graph in {self.folder} does not match the ledger in "
+            f"{len(self.rooms)} room(s) ({rooms}); {done} from the ledger"
+        )
+
+
 class Ingested(Value):
     """What an ingest read, and what deriving it changed."""
 

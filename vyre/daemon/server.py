@@ -5,8 +5,9 @@ What must stay true:
   A lock dies with its process, so a crash leaves nothing to clean but a socket file, which
   the next start removes.
 - The socket lives in the home (0700) and is 0600; a peer that is not this user is refused.
-- Every store access holds one lock, so writes never interleave. Prompt hooks wait for it at
-  most a moment and otherwise answer nothing: enrichment fails open, never slow.
+- Writes hold one lock, so they never interleave. Reads never take it: they are answered
+  from the room views the last derive published (each swapped in whole) and a ledger
+  connection of their own that only reads, so a prompt hook never waits for an ingest.
 - New transcript lines are read within a second: changed files are found by size and time,
   read, and only their rooms derived; the main graph follows when the watcher is quiet.
 - A poll whose ingest fails keeps its files: they are read again at the next polls (with a
@@ -16,6 +17,7 @@ What must stay true:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -27,12 +29,12 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from vyre import __version__, config, presence
-from vyre.api import Memory
+from vyre.api import Memory, load_views, reading
 from vyre.daemon import codec
 from vyre.daemon.private import open_private
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
@@ -47,10 +49,11 @@ if TYPE_CHECKING:
 
 POLL_S = 0.2  # how often the watcher looks for new lines
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
-HOOK_WAIT_S = 0.25  # the longest a prompt hook waits for the store lock
+HOOK_WAIT_S = 0.25  # the longest a hook's lesson check waits for the store lock
 RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
 
-# Every MemoryAPI method, with whether it is owner-only: the Protocol is the one list.
+# Every MemoryAPI method, with whether it is owner-only and whether it only reads (served
+# beside the writer, without its lock): the Protocol is the one list.
 OPERATIONS = operations()
 
 
@@ -74,6 +77,9 @@ class Daemon:
         self.stop = threading.Event()
         self.started = time.time()
         self.memory: Memory | None = None
+        self.reads: Memory | None = None  # the same memory, for readers: never waits
+        self._readers: list[Memory] = []  # one per request at a time (own ledger connection)
+        self._readers_lock = threading.Lock()
         self._lockfile: IO[str] | None = None
         self._server: socketserver.UnixStreamServer | None = None
         self._stats: dict[str, Any] = {
@@ -110,13 +116,21 @@ class Daemon:
             self.memory = Memory(self.home, owner=True)
             self.memory.learn.verify_snapshot()  # a snapshot changed behind Vyre: tampered
             self.memory.learn.prune()  # per-call rows are kept 7 days
+            _ = self.memory.reader  # made first: every derive from here on publishes to it
+            # The watcher looks before the first ingest reads: a line written in between is
+            # a change it reports, never one it takes for already read.
+            watcher = Watcher(self.root)
             if self.root.is_dir():
                 self._ingest(None)  # a failure here is retried by the watcher, not fatal
+            with self.lock:
+                load_views(self.memory)  # rooms that were already up to date
+            self.reads = reading(self.memory)
+            self._readers.append(self.reads)
             self._serve()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 if threading.current_thread() is threading.main_thread():
                     signal.signal(sig, lambda *_: self.stop.set())
-            self._watch()
+            self._watch(watcher)
         finally:
             self._close()
 
@@ -192,6 +206,8 @@ class Daemon:
             sock = self.home / SOCKET_NAME
             if sock.exists():
                 sock.unlink()
+        for reads in self._readers:
+            reads.ledger.close()
         if self.memory is not None:
             with self.lock:
                 self.memory.close()
@@ -243,7 +259,7 @@ class Daemon:
                 "version": __version__,
                 "uptime_s": round(time.time() - self.started, 1),
             }
-        if op == "status":
+        if op == "status":  # after the ingest under way: its counts are part of the answer
             with self.lock:
                 sessions = len(self.live.ledger.sessions())
                 rooms = self.live.reader.rooms()
@@ -267,9 +283,11 @@ class Daemon:
                     list(args["argv"]), cwd=args["cwd"], now=args.get("now"), memory=self.live
                 )
         if op == "enrich":
-            return self._quick(lambda: context.enrich(self.live, **args), "")
+            with self._reading() as reads:
+                return context.enrich(reads, **args)
         if op == "brief":
-            return self._quick(lambda: context.brief(self.live, **args), "")
+            with self._reading() as reads:
+                return context.brief(reads, **args)
         if op in ("deck", "deck_passkey"):
             return self._deck_url(op, caller)
         if op == "record":
@@ -294,6 +312,9 @@ class Daemon:
             args.pop("caller", None)
         if op == "ingest" and args.get("root") is None:
             args["root"] = str(self.root)
+        if OPERATIONS[op].read_only:
+            with self._reading() as reads:
+                return getattr(reads, op)(**args)
         with self.lock:
             derived_main = self.live.main_derives
             result = getattr(self.live, op)(**args)
@@ -320,6 +341,20 @@ class Daemon:
         url = deck.passkey_url() if op == "deck_passkey" else deck.sign_in_url()
         return {"url": url, "port": deck.port}
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Memory]:
+        """A reading memory for this request alone: its ledger connection and caches are
+        kept for the next request, never shared by two at once."""
+        with self._readers_lock:
+            reads = self._readers.pop() if self._readers else None
+        if reads is None:
+            reads = reading(self.live)
+        try:
+            yield reads
+        finally:
+            with self._readers_lock:
+                self._readers.append(reads)
+
     def _quick(self, work: Callable[[], str], empty: str) -> str:
         """For prompt hooks: the answer now, or nothing (never a slow prompt)."""
         if not self.lock.acquire(timeout=HOOK_WAIT_S):
@@ -344,8 +379,14 @@ class Daemon:
         finally:
             self.lock.release()
 
-    def _watch(self) -> None:
-        watcher = Watcher(self.root)
+    def _watch(self, watcher: Watcher) -> None:
+        self._stats["watching"] = "kernel events" if watcher.kernel else "polling"
+        try:
+            self._watch_with(watcher)
+        finally:
+            watcher.close()
+
+    def _watch_with(self, watcher: Watcher) -> None:
         while not self.stop.wait(self.poll):
             self._verify_snapshot()
             changed = watcher.changes()

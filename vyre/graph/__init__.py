@@ -1,15 +1,18 @@
 """The memory graph: engine adapter, schema and queries. Nothing else imports the engine."""
 
-from vyre.graph.engine import GraphBusy, GraphError, engine_name
-from vyre.graph.store import EvidenceRow, FactRow, GraphStore, MainQueries, RoomRows
+from vyre.graph.engine import GraphBusy, GraphDamaged, GraphError, buffer_pool, engine_name
+from vyre.graph.store import EvidenceRow, FactRow, GraphStore, MainInput, RoomRows, RoomState
 
 __all__ = [
     "EvidenceRow",
     "FactRow",
     "GraphBusy",
+    "GraphDamaged",
     "GraphError",
     "GraphStore",
-    "MainQueries",
+    "MainInput",
     "RoomRows",
+    "RoomState",
+    "buffer_pool",
     "engine_name",
 ]

@@ -1,12 +1,15 @@
-"""Offline analysis with networkx: candidates for the user to merge, and hubs. Suggestions
-only: nothing here changes memory until the user runs `vyre memory merge` or `split`."""
+"""Offline analysis: candidates for the user to merge (a networkx graph of names and what they
+share), and hubs. Suggestions only: nothing here changes memory until the user runs
+`vyre memory merge` or `split`."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import networkx as nx
 from rapidfuzz import fuzz
 
-from vyre.graph.store import FactRow, GraphStore, MainQueries
+from vyre.graph.store import FactRow
 from vyre.models import Hub, MergeCandidate
 
 NEAR = 85  # rapidfuzz token_sort_ratio for names that may be one person
@@ -51,25 +54,27 @@ def merge_candidates(rows: list[FactRow]) -> list[MergeCandidate]:
     return sorted(out, key=lambda c: (-c.similarity, c.keep, c.other))
 
 
-def hub_candidates(store: GraphStore) -> list[Hub]:
-    """Orgs by how many rooms and sessions name them, with whether the hub rule holds."""
-    q = MainQueries(store)
-    rooms = q.room_count()
-    taught = q.taught_orgs()
-    share, total = q.org_session_share()
-    graph = nx.Graph()
-    labels = {}
-    for r in store.facts():
-        if r.rel == "is" and r.subject_kind == "org" and r.room != "*":
-            graph.add_edge(("org", r.subject), ("room", r.room))
-            labels[r.subject] = r.subject_label
+@dataclass(frozen=True)
+class HubFigures:
+    """What the hub rule weighs (built by `vyre.rooms.main_graph.hub_figures`)."""
+
+    rooms: int  # rooms feeding the main graph
+    org_rooms: dict[str, int]  # org key -> rooms naming it
+    labels: dict[str, str]  # org key -> its label
+    taught: set[str]  # orgs a project names (never hubs)
+    sessions: dict[str, int]  # org key -> sessions naming it
+    total: int  # sessions in all
+
+
+def hub_candidates(figures: HubFigures) -> list[Hub]:
+    """Orgs by how many rooms and sessions name them, with whether the hub rule holds.
+
+    `figures`: the rooms, the rooms and sessions naming each org, the orgs a project names."""
+    rooms, taught, total = figures.rooms, figures.taught, figures.total
     threshold = max(3, rooms / 2)
     out = []
-    for node, degree in graph.degree():
-        if node[0] != "org":
-            continue
-        org = node[1]
-        sessions = share.get(org, 0)
+    for org, degree in figures.org_rooms.items():
+        sessions = figures.sessions.get(org, 0)
         by_rooms = degree >= threshold
         by_share = bool(total) and sessions / total >= 0.12
         hub = (by_rooms or by_share) and org not in taught
@@ -84,7 +89,7 @@ def hub_candidates(store: GraphStore) -> list[Hub]:
         )
         out.append(
             Hub(
-                org=labels[org],
+                org=figures.labels[org],
                 rooms=degree,
                 sessions=sessions,
                 share=round(sessions / total, 3) if total else 0.0,

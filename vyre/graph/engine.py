@@ -7,7 +7,12 @@ Guards for the engine's known pitfalls (GRAPH_ENGINE.md):
   parameter is missing; ladybug binds NULL);
 - results are drained and dropped at once (a live result can outlive the database and crash,
   or keep the file lock);
-- a second read-write open fails at once: we say so in one line (`GraphBusy`).
+- a second read-write open fails at once: we say so in one line (`GraphBusy`);
+- a file the engine cannot read is `GraphDamaged` (the caller rebuilds it from the ledger),
+  and any other engine failure is a `GraphError` in one line, never a traceback;
+- the buffer pool is sized from the data (or the `graph.buffer_pool_mib` setting), not the
+  engine's default of 80% of RAM;
+- a file can be opened read-only: any number of readers, beside the one process that writes.
 """
 
 from __future__ import annotations
@@ -21,12 +26,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from vyre.errors import GraphBusy, GraphError
+from vyre.errors import GraphBusy, GraphDamaged, GraphError
 
 ENGINES = ("ladybug", "kuzu")
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
-BUFFER_POOL = 256 * 1024 * 1024
+MIB = 1 << 20
+# The pool caches pages and must hold every page one write touches. Each file holds one room
+# and is written whole, so the pool is sized from that room: twice its bytes, within bounds
+# that keep a small room cheap and a decade's busiest room inside a laptop's memory.
+POOL_MIN = 64 * MIB
+POOL_MAX = 1024 * MIB
 MAX_DB_SIZE = 1 << 34  # 16 GiB of address space, not disk
+# Failures that are about this machine, not the file: never a reason to rebuild the graph.
+_NOT_DAMAGE = ("permission denied", "no space", "read-only file system", "too many open files")
 
 
 def engine_name() -> str:
@@ -36,11 +48,38 @@ def engine_name() -> str:
     return name
 
 
+def buffer_pool(nbytes: int, setting_mib: object = None) -> int:
+    """Bytes of buffer pool for a file of about `nbytes`: `graph.buffer_pool_mib` when set."""
+    if setting_mib is not None:
+        if not isinstance(setting_mib, int) or isinstance(setting_mib, bool) or setting_mib < 16:
+            raise GraphError(
+                f"graph.buffer_pool_mib must be a whole number of 16 or more, not {setting_mib!r}"
+            )
+        return setting_mib * MIB
+    return max(POOL_MIN, min(POOL_MAX, 2 * nbytes))
+
+
+def engine_files(path: Path) -> list[Path]:
+    """The graph file and the files the engine keeps beside it (WAL, shadow, checkpoint)."""
+    return sorted(
+        p for p in path.parent.glob(path.name + "*") if p == path or p.name[len(path.name)] == "."
+    )
+
+
+def remove(path: Path) -> None:
+    """Delete a graph and its companion files (it is derived: the ledger rebuilds it)."""
+    for p in engine_files(path):
+        p.unlink(missing_ok=True)
+
+
 class Engine:
     """One database and one connection, used by one writer at a time."""
 
-    def __init__(self, path: Path, name: str | None = None):
+    def __init__(
+        self, path: Path, name: str | None = None, *, pool: int = POOL_MIN, read_only: bool = False
+    ):
         self.name = name or engine_name()
+        self.path, self.read_only = path, read_only
         try:
             self._mod = importlib.import_module(self.name)
         except ImportError as exc:
@@ -49,16 +88,19 @@ class Engine:
             ) from exc
         try:
             self.db = self._mod.Database(
-                str(path), buffer_pool_size=BUFFER_POOL, max_db_size=MAX_DB_SIZE
+                str(path), buffer_pool_size=pool, max_db_size=MAX_DB_SIZE, read_only=read_only
             )
             self.conn = self._mod.Connection(self.db)
         except RuntimeError as exc:
-            if "lock" in str(exc).lower():
+            text = _first_line(exc)
+            if "lock" in text.lower():
                 raise GraphBusy(
                     f"the memory graph at {path} is in use by another process "
                     "(is `vyre daemon` running?)"
                 ) from exc
-            raise GraphError(f"cannot open the memory graph at {path}: {exc}") from exc
+            if any(s in text.lower() for s in _NOT_DAMAGE):
+                raise GraphError(f"cannot open the memory graph at {path}: {text}") from exc
+            raise GraphDamaged(f"the memory graph at {path} cannot be read: {text}") from exc
         if self.name == "ladybug":
             self.execute("CALL enable_cached_prepared_statement='none'")
 
@@ -69,21 +111,49 @@ class Engine:
             raise GraphError(
                 f"query parameters {sorted(wanted)} do not match those given {sorted(params)}"
             )
-        result = self.conn.execute(query, params) if params else self.conn.execute(query)
         try:
-            rows = result.get_all() if result.has_next() else []
-        finally:
-            result.close()
+            result = self.conn.execute(query, params) if params else self.conn.execute(query)
+            try:
+                rows = result.get_all() if result.has_next() else []
+            finally:
+                result.close()
+        except RuntimeError as exc:
+            raise _failure(exc) from exc
         return rows
 
-    def copy(self, table: str, data: Any) -> None:  # a pyarrow Table
-        """Bulk-load an Arrow table: an order of magnitude faster than row writes."""
+    def arrow(self, query: str, params: dict[str, Any] | None = None) -> Any:  # a pyarrow Table
+        """A query's whole result as an Arrow table: many times faster than rows for large
+        reads (rows cross into Python one at a time otherwise)."""
+        params = params or {}
+        wanted = set(_PARAM.findall(query))
+        if wanted != set(params):
+            raise GraphError(
+                f"query parameters {sorted(wanted)} do not match those given {sorted(params)}"
+            )
+        try:
+            result = self.conn.execute(query, params) if params else self.conn.execute(query)
+            try:
+                return result.get_as_arrow(chunk_size=1 << 16)
+            finally:
+                result.close()
+        except RuntimeError as exc:
+            raise _failure(exc) from exc
+
+    def copy(self, table: str, data: Any, *, skip_existing: bool = False) -> None:  # pyarrow
+        """Bulk-load an Arrow table: an order of magnitude faster than row writes.
+        `skip_existing`: rows whose primary key is already there are left out (node tables)."""
         if data.num_rows == 0:
             return
         rows = data  # the engine scans the local variable named in the statement
-        result = self.conn.execute(f"COPY {table} FROM rows")
-        result.close()
-        del rows
+        option = " (IGNORE_ERRORS=true)" if skip_existing else ""
+        try:
+            self.conn.execute(f"COPY {table} FROM rows{option}").close()
+            if skip_existing:  # the skipped keys are kept as warnings: drop them
+                self.conn.execute("CALL clear_warnings()").close()
+        except RuntimeError as exc:
+            raise _failure(exc) from exc
+        finally:
+            del rows
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -92,7 +162,7 @@ class Engine:
             yield
         except BaseException:
             # a failed statement may already have ended the transaction
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(GraphError):
                 self.execute("ROLLBACK")
             raise
         self.execute("COMMIT")
@@ -103,3 +173,18 @@ class Engine:
             conn.close()
         if db is not None:
             db.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _failure(exc: RuntimeError) -> GraphError:
+    text = _first_line(exc)
+    if "buffer pool" in text.lower():
+        return GraphError(
+            f"the memory graph ran out of buffer memory ({text}); raise graph.buffer_pool_mib "
+            "in settings.json"
+        )
+    return GraphError(f"the memory graph failed: {text}")

@@ -1,23 +1,35 @@
-"""The graph schema: entities, turns, room-tagged facts and their evidence.
+"""The schema of one graph file: a room's entities, turns, facts and evidence.
 
-- `Entity` nodes are shared by every room; their id is a normalised key (`person:dana reyes`),
-  so nothing about a room is stored on them. Labels live on each room's FACT edge: a room
-  sees its own spelling of a shared name.
-- `FACT` edges carry the room they belong to (`'*'` is the main graph), the relation, and the
-  vote's outcome. `EVIDENCE` links a fact's subject to the turns that said it.
-- `Room` nodes record the digest of the inputs each room was derived from, written in the
-  same transaction as the room's rows.
+- Each room is a file of its own (`GraphStore`), so nothing is shared between rooms' files:
+  an `Entity` node here is the room's own (its id is a normalised key, `person:dana reyes`).
+- `FACT` edges carry their room (`'*'` is the main graph), the relation and the vote's
+  outcome. `EVIDENCE` links a fact's subject to the turns that said it, with the fact's
+  relation.
+- `Room` holds the digest of the inputs the file was derived from. In the main graph's file
+  there is one per room it was computed from, beside its own: the main graph keeps copies of
+  the rows it reads from each room (identity, works_at, addresses, the project's org) and
+  `Share`, how many sessions name each org there, so it is derived again without opening
+  every room.
+- `Meta` holds the schema's version. A file of another version is not migrated: the graph
+  is derived, so it is written again from the ledger.
 """
 
+SCHEMA_VERSION = "2"
+
 SCHEMA = [
-    "CREATE NODE TABLE IF NOT EXISTS Entity(id STRING, kind STRING, PRIMARY KEY(id))",
-    "CREATE NODE TABLE IF NOT EXISTS Turn("
-    "id STRING, session STRING, seq INT64, ts TIMESTAMP, PRIMARY KEY(id))",
-    "CREATE NODE TABLE IF NOT EXISTS Room(id STRING, digest STRING, PRIMARY KEY(id))",
-    "CREATE REL TABLE IF NOT EXISTS FACT(FROM Entity TO Entity, "
+    "CREATE NODE TABLE Meta(key STRING, value STRING, PRIMARY KEY(key))",
+    "CREATE NODE TABLE Entity(id STRING, kind STRING, PRIMARY KEY(id))",
+    "CREATE NODE TABLE Turn(id STRING, session STRING, seq INT64, ts TIMESTAMP, PRIMARY KEY(id))",
+    "CREATE NODE TABLE Room(id STRING, digest STRING, PRIMARY KEY(id))",
+    # Sessions naming an org in a room (org '' counts sessions naming anything): those in this
+    # room only as a number, the few shared with another room by id, so the main graph counts
+    # each session once.
+    "CREATE NODE TABLE Share(id STRING, room STRING, org STRING, alone INT64, shared STRING, "
+    "PRIMARY KEY(id))",
+    "CREATE REL TABLE FACT(FROM Entity TO Entity, "
     "id STRING, room STRING, rel STRING, subject_label STRING, object_label STRING, "
     "confidence DOUBLE, source STRING, valid_from TIMESTAMP, valid_to TIMESTAMP, "
     "seen TIMESTAMP, sessions INT64, rules STRING, status STRING)",
-    "CREATE REL TABLE IF NOT EXISTS EVIDENCE(FROM Entity TO Turn, "
-    "fact STRING, room STRING, rule STRING, quote STRING)",
+    "CREATE REL TABLE EVIDENCE(FROM Entity TO Turn, "
+    "fact STRING, room STRING, rel STRING, rule STRING, quote STRING)",
 ]

@@ -1,19 +1,40 @@
-"""Graph reads and writes for memory: one class, narrow methods, Cypher inside.
+"""The memory graph: a folder holding one engine file per room, each written whole.
 
-Writes replace whole rooms in one transaction; nothing here reads the clock.
+What must stay true:
+- A room's file is written from nothing into a temporary file, closed (the engine
+  checkpoints it), flushed to disk and renamed over the old one. A file in use is never
+  written again, so a kill at any moment leaves each room's old file or its new one, whole.
+  (Both engines lose committed rows, or crash the process that opens the file, when killed
+  during a checkpoint of a file they write in place: issue 7.)
+- Readers open files read-only: any number of them, in any process, beside the writer, and
+  one that opened a room keeps reading that room as it was (the rename does not touch it).
+- One process writes at a time: a writer holds `write.lock` in the folder for its life.
+- Memory is bounded by one room: nothing reads or writes more than one file at a time.
+- A file of another schema version, or one the engine cannot read, is `GraphDamaged`: the
+  caller deletes it and derives that room again (the graph is derived from the ledger).
+- Nothing here reads the clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import fcntl
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import IO, NamedTuple
 
 import pyarrow as pa
 
-from vyre.graph.engine import Engine
-from vyre.graph.schema import SCHEMA
+from vyre.errors import GraphBusy, GraphDamaged, GraphError
+from vyre.graph.engine import Engine, buffer_pool, engine_files, engine_name, remove
+from vyre.graph.schema import SCHEMA, SCHEMA_VERSION
+
+MAIN = "*"
+LOCK_NAME = "write.lock"
+_ROW_BYTES = 400  # about what one fact or evidence row takes in a file, for sizing the pool
 
 
 @dataclass
@@ -61,161 +82,439 @@ _FACT_RETURN = (
     "f.id, f.room, s.id, s.kind, f.subject_label, f.rel, o.id, o.kind, f.object_label, "
     "f.confidence, f.source, f.valid_from, f.valid_to, f.seen, f.sessions, f.rules, f.status"
 )
+_EVIDENCE_RETURN = "e.fact, e.room, s.id, t.session, t.seq, t.ts, e.rule, e.quote"
+
+
+class RoomState(NamedTuple):
+    """What a room's file holds: the digest it was derived from and its row counts."""
+
+    digest: str
+    facts: int
+    evidence: int
+
+
+@dataclass
+class MainInput:
+    """What the main graph reads from one room, kept in the main graph's file beside its own
+    rows: the room's identity, works_at and address rows (with their evidence), the orgs it
+    was taught, and how many of its sessions name each org (`shares`: org, '' for any entity
+    -> (sessions in this room only, ids of sessions it shares with other rooms))."""
+
+    room: str
+    digest: str
+    facts: list[FactRow] = field(default_factory=list)
+    evidence: list[EvidenceRow] = field(default_factory=list)
+    shares: dict[str, tuple[int, frozenset[str]]] = field(default_factory=dict)
 
 
 class GraphStore:
-    def __init__(self, path: Path, engine: str | None = None):
-        self.engine = Engine(path, engine)
-        for statement in SCHEMA:
-            self.engine.execute(statement)
-        self._entities: set[str] | None = None
-        self._turns: set[str] | None = None
+    """The graph folder of one home and engine. `write=False` opens it for reading only."""
+
+    def __init__(
+        self,
+        folder: Path,
+        engine: str | None = None,
+        *,
+        write: bool = True,
+        pool_mib: int | None = None,
+    ):
+        self.folder = Path(folder)
+        self.name = engine or engine_name()
+        self.pool_mib = pool_mib
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._inputs: dict[str, MainInput] | None = None
+        self._lock = None
+        if write:
+            self._lock = _take_lock(self.folder / LOCK_NAME)
+            for leftover in self.folder.glob("*.tmp-*"):  # a write killed halfway
+                leftover.unlink(missing_ok=True)
 
     def close(self) -> None:
-        self.engine.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
-    # -- writes -------------------------------------------------------------------------
+    # -- files ------------------------------------------------------------------------------
 
-    def replace_rooms(self, rooms: list[RoomRows]) -> None:
-        """Replace these rooms' rows, all in one transaction."""
-        if not rooms:
+    def path(self, room: str) -> Path:
+        """`main.<engine>` for the main graph, `room.<slug>.<engine>` for a room."""
+        return self.folder / (f"main.{self.name}" if room == MAIN else f"room.{room}.{self.name}")
+
+    def rooms(self) -> list[str]:
+        """The rooms that have a file."""
+        out = []
+        for p in self.folder.glob(f"*.{self.name}"):
+            if p.name == f"main.{self.name}":
+                out.append(MAIN)
+            elif p.name.startswith("room."):
+                out.append(p.name[len("room.") : -len(self.name) - 1])
+        return sorted(out)
+
+    def stamp(self, room: str) -> str | None:
+        """The file's identity (size and modification time, to the nanosecond): each write
+        makes a new file, so comparing it with the ledger's record needs no look inside, and
+        a home copied with its times (a backup, a move) still matches."""
+        try:
+            st = self.path(room).stat()
+        except FileNotFoundError:
+            return None
+        return f"{st.st_size}:{st.st_mtime_ns}"
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def replace_room(self, rows: RoomRows, inputs: Iterable[MainInput] = ()) -> str:
+        """Write a room's file anew (the main graph's with its inputs); returns its stamp."""
+        self._writable()
+        inputs = sorted(inputs, key=lambda i: i.room)
+        facts = rows.facts + [f for i in inputs for f in i.facts]
+        evidence = rows.evidence + [e for i in inputs for e in i.evidence]
+        _one_kind_per_entity(facts)
+
+        def fill(engine: Engine) -> None:
+            _load_rows(engine, facts, evidence)
+            rooms = [(rows.room, rows.digest)] + [(i.room, i.digest) for i in inputs]
+            engine.copy(
+                "Room",
+                pa.table({"id": [r for r, _ in rooms], "digest": [d for _, d in rooms]}),
+            )
+            if inputs:
+                _load_shares(engine, inputs)
+
+        self._write(rows.room, fill, (len(facts) + len(evidence)) * _ROW_BYTES)
+        if rows.room == MAIN:
+            self._inputs = {i.room: i for i in inputs}
+        return self.stamp(rows.room) or ""
+
+    def drop_room(self, room: str) -> None:
+        self._writable()
+        remove(self.path(room))
+
+    def discard(self, room: str) -> None:
+        """Delete a room's file that is not what was written (it is derived again)."""
+        remove(self.path(room))
+        if room == MAIN:
+            self._inputs = None
+
+    def _write(self, room: str, fill: Callable[[Engine], None], size: int) -> None:
+        live = self.path(room)
+        temp = live.with_name(f"{live.name}.tmp-{os.getpid()}")
+        remove(temp)
+        engine = Engine(temp, self.name, pool=buffer_pool(size, self.pool_mib))
+        try:
+            for statement in SCHEMA:
+                engine.execute(statement)
+            engine.execute(
+                "CREATE (:Meta {key: 'schema', value: $version})", {"version": SCHEMA_VERSION}
+            )
+            fill(engine)
+        except BaseException:
+            engine.close()
+            remove(temp)
+            raise
+        engine.close()  # checkpoints: the file is whole from here
+        for extra in engine_files(temp):
+            if extra != temp:
+                extra.unlink()
+        _fsync(temp)
+        os.replace(temp, live)
+        _fsync(self.folder)
+
+    def _writable(self) -> None:
+        if self._lock is None:
+            raise GraphError("this memory graph was opened for reading only")
+
+    # -- reads ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def reading(self, room: str) -> Iterator[Engine | None]:
+        """A room's file opened read-only (None when the room has no file)."""
+        path = self.path(room)
+        if not path.exists():
+            yield None
             return
-        entities = self._known("Entity")
-        turns = self._known("Turn")
-        new_entities: dict[str, str] = {}
-        new_turns: dict[str, tuple] = {}
-        for room in rooms:
-            for f in room.facts:
-                for eid, kind in ((f.subject, f.subject_kind), (f.object, f.object_kind)):
-                    if eid not in entities:
-                        new_entities.setdefault(eid, kind)
-            for e in room.evidence:
-                tid = f"{e.session}#{e.seq}"
-                if tid not in turns:
-                    new_turns.setdefault(tid, (e.session, e.seq, e.ts))
-        names = [r.room for r in rooms]
-        with self.engine.transaction():
-            self.engine.execute(
-                "MATCH ()-[f:FACT]->() WHERE f.room IN $rooms DELETE f", {"rooms": names}
-            )
-            self.engine.execute(
-                "MATCH ()-[e:EVIDENCE]->() WHERE e.room IN $rooms DELETE e", {"rooms": names}
-            )
-            self.engine.copy(
-                "Entity",
-                pa.table(
-                    {
-                        "id": list(new_entities),
-                        "kind": list(new_entities.values()),
-                    }
-                ),
-            )
-            self.engine.copy(
-                "Turn",
-                pa.table(
-                    {
-                        "id": list(new_turns),
-                        "session": [t[0] for t in new_turns.values()],
-                        "seq": pa.array([t[1] for t in new_turns.values()], pa.int64()),
-                        "ts": pa.array([t[2] for t in new_turns.values()], pa.timestamp("us")),
-                    }
-                ),
-            )
-            facts = [f for r in rooms for f in r.facts]
-            self.engine.copy("FACT", _fact_table(facts))
-            evidence = [e for r in rooms for e in r.evidence]
-            self.engine.copy(
-                "EVIDENCE",
-                pa.table(
-                    {
-                        "from": [e.subject for e in evidence],
-                        "to": [f"{e.session}#{e.seq}" for e in evidence],
-                        "fact": [e.fact for e in evidence],
-                        "room": [e.room for e in evidence],
-                        "rule": [e.rule for e in evidence],
-                        "quote": [e.quote for e in evidence],
-                    }
-                ),
-            )
-            for room in rooms:
-                self.engine.execute(
-                    "MERGE (r:Room {id: $room}) SET r.digest = $digest",
-                    {"room": room.room, "digest": room.digest},
+        engine = Engine(
+            path, self.name, pool=buffer_pool(path.stat().st_size, self.pool_mib), read_only=True
+        )
+        try:
+            rows = engine.execute("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
+            version = rows[0][0] if rows else None
+            if version != SCHEMA_VERSION:
+                raise GraphDamaged(
+                    f"the memory graph file {path} was written by another version of Vyre "
+                    f"(schema {version or 1}, this one reads {SCHEMA_VERSION})"
                 )
-        entities.update(new_entities)
-        turns.update(new_turns)
+            yield engine
+        except GraphError as exc:
+            if isinstance(exc, GraphDamaged) or "failed" not in str(exc):
+                raise
+            raise GraphDamaged(f"the memory graph file {path} cannot be read: {exc}") from exc
+        finally:
+            engine.close()
 
-    def drop_rooms(self, names: Iterable[str]) -> None:
-        names = sorted(set(names))
-        if not names:
-            return
-        with self.engine.transaction():
-            self.engine.execute(
-                "MATCH ()-[f:FACT]->() WHERE f.room IN $rooms DELETE f", {"rooms": names}
+    def read(self, room: str) -> RoomRows | None:
+        """A room's rows and digest, as its file holds them (None when it has no file)."""
+        with self.reading(room) as engine:
+            if engine is None:
+                return None
+            digest = engine.execute("MATCH (r:Room {id: $room}) RETURN r.digest", {"room": room})
+            where, params = _where("f", room, None, True)
+            facts = _rows(
+                engine.arrow(
+                    f"MATCH (s:Entity)-[f:FACT]->(o:Entity){where} RETURN {_FACT_RETURN}", params
+                ),
+                FactRow,
             )
-            self.engine.execute(
-                "MATCH ()-[e:EVIDENCE]->() WHERE e.room IN $rooms DELETE e", {"rooms": names}
+            where, params = _where("e", room, None, True)
+            evidence = _rows(
+                engine.arrow(
+                    f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn){where} RETURN {_EVIDENCE_RETURN}",
+                    params,
+                ),
+                EvidenceRow,
             )
-            self.engine.execute("MATCH (r:Room) WHERE r.id IN $rooms DELETE r", {"rooms": names})
+        return RoomRows(room, digest[0][0] if digest else "", facts, evidence)
 
-    def prune(self) -> None:
-        """Drop entities and turns no fact points at any more (after rooms were replaced)."""
-        with self.engine.transaction():
-            self.engine.execute(
-                "MATCH (t:Turn) WHERE NOT EXISTS { MATCH ()-[:EVIDENCE]->(t) } DELETE t"
-            )
-            self.engine.execute(
-                "MATCH (e:Entity) WHERE NOT EXISTS { MATCH (e)-[:FACT]-() } "
-                "AND NOT EXISTS { MATCH (e)-[:EVIDENCE]->() } DELETE e"
-            )
-        self._entities = self._turns = None
+    def state(self, room: str) -> RoomState | None:
+        """A room's digest and row counts, as its file holds them."""
+        with self.reading(room) as engine:
+            if engine is None:
+                return None
+            return _state(engine, room)
 
-    def _known(self, table: str) -> set[str]:
-        attr = "_entities" if table == "Entity" else "_turns"
-        if getattr(self, attr) is None:
-            rows = self.engine.execute(f"MATCH (n:{table}) RETURN n.id")
-            setattr(self, attr, {r[0] for r in rows})
-        return getattr(self, attr)
+    def states(self) -> dict[str, RoomState]:
+        """Every room's state (opens every file: for `vyre doctor`, not for every start)."""
+        return {room: state for room in self.rooms() if (state := self.state(room)) is not None}
 
-    # -- reads --------------------------------------------------------------------------
+    def main_inputs(self) -> dict[str, MainInput]:
+        """What the main graph reads from each room, by room: read from the main graph's file
+        once, then kept here; derive updates it in place as it derives rooms."""
+        if self._inputs is None:
+            self._inputs = self._read_inputs()
+        return self._inputs
+
+    def _read_inputs(self) -> dict[str, MainInput]:
+        with self.reading(MAIN) as engine:
+            if engine is None:
+                return {}
+            out = {
+                room: MainInput(room, digest)
+                for room, digest in engine.execute("MATCH (r:Room) RETURN r.id, r.digest")
+                if room != MAIN
+            }
+            facts = _rows(
+                engine.arrow(
+                    "MATCH (s:Entity)-[f:FACT]->(o:Entity) WHERE f.room <> '*' "
+                    f"RETURN {_FACT_RETURN}"
+                ),
+                FactRow,
+            )
+            evidence = _rows(
+                engine.arrow(
+                    "MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn) WHERE e.room <> '*' "
+                    f"RETURN {_EVIDENCE_RETURN}"
+                ),
+                EvidenceRow,
+            )
+            shares = engine.execute("MATCH (x:Share) RETURN x.room, x.org, x.alone, x.shared")
+        for f in facts:
+            out[f.room].facts.append(f)
+        for e in evidence:
+            out[e.room].evidence.append(e)
+        for room, org, alone, shared in shares:
+            out[room].shares[org] = (int(alone), frozenset(shared.split()))
+        return out
 
     def digests(self) -> dict[str, str]:
-        return dict(self.engine.execute("MATCH (r:Room) RETURN r.id, r.digest"))
+        """Each room's digest, as its file holds it."""
+        return {room: state.digest for room, state in self.states().items()}
 
-    def facts(self, room: str | None = None) -> list[FactRow]:
-        if room is None:
-            rows = self.engine.execute(
-                f"MATCH (s:Entity)-[f:FACT]->(o:Entity) RETURN {_FACT_RETURN}"
-            )
-        else:
-            rows = self.engine.execute(
-                f"MATCH (s:Entity)-[f:FACT]->(o:Entity) WHERE f.room = $room RETURN {_FACT_RETURN}",
-                {"room": room},
-            )
-        return [FactRow(*row) for row in rows]
+    def facts(
+        self, room: str | None = None, *, rels: Iterable[str] | None = None, mentions: bool = True
+    ) -> list[FactRow]:
+        """Fact rows, of one room or of every room; only relations `rels` when given;
+        without the (many) mentioned_in rows when `mentions` is False."""
+        out: list[FactRow] = []
+        for name in [room] if room is not None else self.rooms():
+            with self.reading(name) as engine:
+                if engine is None:
+                    continue
+                where, params = _where("f", name, rels, mentions)
+                query = f"MATCH (s:Entity)-[f:FACT]->(o:Entity){where} RETURN {_FACT_RETURN}"
+                out += _rows(engine.arrow(query, params), FactRow)
+        return out
 
-    def evidence(self, room: str | None = None) -> list[EvidenceRow]:
-        ret = "e.fact, e.room, s.id, t.session, t.seq, t.ts, e.rule, e.quote"
-        if room is None:
-            rows = self.engine.execute(f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn) RETURN {ret}")
-        else:
-            rows = self.engine.execute(
-                f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn) WHERE e.room = $room RETURN {ret}",
-                {"room": room},
-            )
-        return [EvidenceRow(*row) for row in rows]
+    def evidence(
+        self, room: str | None = None, *, rels: Iterable[str] | None = None, mentions: bool = True
+    ) -> list[EvidenceRow]:
+        out: list[EvidenceRow] = []
+        for name in [room] if room is not None else self.rooms():
+            with self.reading(name) as engine:
+                if engine is None:
+                    continue
+                where, params = _where("e", name, rels, mentions)
+                query = f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn){where} RETURN {_EVIDENCE_RETURN}"
+                out += _rows(engine.arrow(query, params), EvidenceRow)
+        return out
 
     def dump(self) -> list[tuple]:
-        """Every row, sorted: for tests that compare whole graphs."""
-        out = [("entity", *r) for r in self.engine.execute("MATCH (e:Entity) RETURN e.id, e.kind")]
-        out += [
-            ("turn", *r)
-            for r in self.engine.execute("MATCH (t:Turn) RETURN t.id, t.session, t.seq, t.ts")
-        ]
-        out += [("fact", *vars(f).values()) for f in self.facts()]
-        out += [("evidence", *vars(e).values()) for e in self.evidence()]
-        out += [("room", *r) for r in self.engine.execute("MATCH (r:Room) RETURN r.id, r.digest")]
+        """Every row of every room's file, sorted: for tests that compare whole graphs."""
+        out: list[tuple] = []
+        for room in self.rooms():
+            with self.reading(room) as engine:
+                assert engine is not None
+                out += [
+                    ("entity", room, *r)
+                    for r in engine.execute("MATCH (e:Entity) RETURN e.id, e.kind")
+                ]
+                out += [
+                    ("turn", room, *r)
+                    for r in engine.execute("MATCH (t:Turn) RETURN t.id, t.session, t.seq, t.ts")
+                ]
+                out += [
+                    ("room", room, *r)
+                    for r in engine.execute("MATCH (r:Room) RETURN r.id, r.digest")
+                ]
+                out += [
+                    ("share", room, *r)
+                    for r in engine.execute(
+                        "MATCH (x:Share) RETURN x.room, x.org, x.alone, x.shared"
+                    )
+                ]
+                out += [
+                    ("fact", room, *r)
+                    for r in engine.execute(
+                        f"MATCH (s:Entity)-[f:FACT]->(o:Entity) RETURN {_FACT_RETURN}"
+                    )
+                ]
+                out += [
+                    ("evidence", room, *r)
+                    for r in engine.execute(
+                        f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn) RETURN {_EVIDENCE_RETURN}"
+                    )
+                ]
         return sorted(out, key=repr)
+
+
+def _take_lock(path: Path) -> IO[str]:
+    """A POSIX lock, as the engines take on their files: it dies with its process, and it is
+    the process's (a second store in the same process, as in tests, is not refused)."""
+    handle = open(path, "a+")  # noqa: SIM115 (held for the writer's life)
+    try:
+        fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise GraphBusy(
+            f"the memory graph in {path.parent} is in use by another process "
+            "(is `vyre daemon` running?)"
+        ) from None
+    os.chmod(path, 0o600)
+    return handle
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _state(engine: Engine, room: str) -> RoomState:
+    params = {"room": room}
+    digest = engine.execute("MATCH (r:Room {id: $room}) RETURN r.digest", params)
+    facts = engine.execute("MATCH ()-[f:FACT]->() WHERE f.room = $room RETURN count(*)", params)
+    evidence = engine.execute(
+        "MATCH ()-[e:EVIDENCE]->() WHERE e.room = $room RETURN count(*)", params
+    )
+    return RoomState(digest[0][0] if digest else "", int(facts[0][0]), int(evidence[0][0]))
+
+
+def _one_kind_per_entity(facts: list[FactRow]) -> None:
+    """An entity node has one kind: give every row the kind its entity is written with (the
+    first it is seen with), so rows held in memory equal the rows read back from the file."""
+    kinds: dict[str, str] = {}
+    for f in facts:
+        kinds.setdefault(f.subject, f.subject_kind)
+        kinds.setdefault(f.object, f.object_kind)
+    for f in facts:
+        f.subject_kind, f.object_kind = kinds[f.subject], kinds[f.object]
+
+
+def _load_rows(engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow]) -> None:
+    entities: dict[str, str] = {}
+    for f in facts:
+        entities.setdefault(f.subject, f.subject_kind)
+        entities.setdefault(f.object, f.object_kind)
+    turns: dict[str, tuple] = {}
+    for e in evidence:
+        entities.setdefault(e.subject, "")  # evidence of a fact corrections took away
+        turns.setdefault(f"{e.session}#{e.seq}", (e.session, e.seq, e.ts))
+    rel_of = {f.id: f.rel for f in facts}
+    engine.copy("Entity", pa.table({"id": list(entities), "kind": list(entities.values())}))
+    engine.copy(
+        "Turn",
+        pa.table(
+            {
+                "id": list(turns),
+                "session": [t[0] for t in turns.values()],
+                "seq": pa.array([t[1] for t in turns.values()], pa.int64()),
+                "ts": pa.array([t[2] for t in turns.values()], pa.timestamp("us")),
+            }
+        ),
+    )
+    engine.copy("FACT", _fact_table(facts))
+    engine.copy(
+        "EVIDENCE",
+        pa.table(
+            {
+                "from": [e.subject for e in evidence],
+                "to": [f"{e.session}#{e.seq}" for e in evidence],
+                "fact": [e.fact for e in evidence],
+                "room": [e.room for e in evidence],
+                "rel": [rel_of.get(e.fact, "") for e in evidence],
+                "rule": [e.rule for e in evidence],
+                "quote": [e.quote for e in evidence],
+            }
+        ),
+    )
+
+
+def _load_shares(engine: Engine, inputs: list[MainInput]) -> None:
+    """How many sessions name each org in each room the main graph was derived from."""
+    shares = [(i.room, org, n, shared) for i in inputs for org, (n, shared) in i.shares.items()]
+    engine.copy(
+        "Share",
+        pa.table(
+            {
+                "id": [f"{room}\x1f{org}" for room, org, _, _ in shares],
+                "room": [room for room, _, _, _ in shares],
+                "org": [org for _, org, _, _ in shares],
+                "alone": pa.array([n for _, _, n, _ in shares], pa.int64()),
+                "shared": [" ".join(sorted(s)) for _, _, _, s in shares],
+            }
+        ),
+    )
+
+
+def _where(
+    var: str, room: str | None, rels: Iterable[str] | None, mentions: bool
+) -> tuple[str, dict]:
+    clauses: list[str] = []
+    params: dict[str, str | list[str]] = {}
+    if room is not None:
+        clauses.append(f"{var}.room = $room")
+        params["room"] = room
+    if rels is not None:
+        clauses.append(f"{var}.rel IN $rels")
+        params["rels"] = sorted(rels)
+    if not mentions:
+        clauses.append(f"{var}.rel <> 'mentioned_in'")
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _rows(table: pa.Table, cls: type) -> list:
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return [cls(*values) for values in zip(*columns, strict=True)]
 
 
 def _fact_table(facts: list[FactRow]) -> pa.Table:
@@ -239,63 +538,3 @@ def _fact_table(facts: list[FactRow]) -> pa.Table:
             "status": [f.status for f in facts],
         }
     )
-
-
-class MainQueries:
-    """The Cypher questions the main graph (`'*'`) is built from, over the rooms' own rows."""
-
-    def __init__(self, store: GraphStore):
-        self.engine = store.engine
-
-    def room_count(self) -> int:
-        rows = self.engine.execute("MATCH (r:Room) WHERE r.id <> '*' RETURN count(r)")
-        return int(rows[0][0]) if rows else 0
-
-    def org_rooms(self) -> dict[str, int]:
-        """How many rooms hold each org."""
-        rows = self.engine.execute(
-            "MATCH (o:Entity)-[f:FACT]->(:Entity) WHERE f.rel = 'is' AND o.kind = 'org' "
-            "AND f.room <> '*' RETURN o.id, count(DISTINCT f.room)"
-        )
-        return {r[0]: int(r[1]) for r in rows}
-
-    def org_session_share(self) -> tuple[dict[str, int], int]:
-        """Sessions mentioning each org, and sessions in all."""
-        rows = self.engine.execute(
-            "MATCH (o:Entity)-[f:FACT]->(s:Entity) WHERE f.rel = 'mentioned_in' "
-            "AND o.kind = 'org' AND f.room <> '*' RETURN o.id, count(DISTINCT s.id)"
-        )
-        total = self.engine.execute(
-            "MATCH (:Entity)-[f:FACT]->(s:Entity) WHERE f.rel = 'mentioned_in' "
-            "AND f.room <> '*' RETURN count(DISTINCT s.id)"
-        )
-        return {r[0]: int(r[1]) for r in rows}, int(total[0][0]) if total else 0
-
-    def taught_orgs(self) -> set[str]:
-        rows = self.engine.execute(
-            "MATCH (o:Entity)-[f:FACT]->(:Entity) WHERE f.rel = 'client_of' "
-            "AND f.source = 'taught' RETURN DISTINCT o.id"
-        )
-        return {r[0] for r in rows}
-
-    def shared_addresses(self) -> list[tuple[str, str]]:
-        """Pairs of people who share an address in some room: one identity in the main graph."""
-        rows = self.engine.execute(
-            "MATCH (a:Entity)-[f:FACT]->(m:Entity)<-[g:FACT]-(b:Entity) "
-            "WHERE f.rel = 'has_address' AND g.rel = 'has_address' AND a.id < b.id "
-            "AND f.room <> '*' AND g.room <> '*' RETURN DISTINCT a.id, b.id"
-        )
-        return [(r[0], r[1]) for r in rows]
-
-    def works_at_disagreements(self) -> list[tuple]:
-        """Open works_at winners of one person that differ between two rooms."""
-        return [
-            tuple(r)
-            for r in self.engine.execute(
-                "MATCH (p:Entity)-[a:FACT]->(x:Entity), (p)-[b:FACT]->(y:Entity) "
-                "WHERE a.rel = 'works_at' AND b.rel = 'works_at' AND a.room <> '*' "
-                "AND b.room <> '*' AND a.room < b.room AND x.id <> y.id "
-                "AND a.valid_to IS NULL AND b.valid_to IS NULL "
-                "RETURN p.id, x.id, a.valid_from, a.seen, y.id, b.valid_from, b.seen"
-            )
-        ]

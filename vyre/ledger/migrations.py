@@ -137,6 +137,21 @@ CREATE TABLE tool_events (
 CREATE INDEX tool_events_session ON tool_events (session, id);
 """
 
+M005_GRAPH_ROOMS = """
+-- What the graph holds for each room, written each time a derive has written a room's graph
+-- file: the digest of the room's inputs, how many fact and evidence rows it wrote, and the
+-- file's identity (size:mtime). The graph is derived: a room whose file does not match
+-- this row (changed, missing, lost rows) is derived again, never trusted. Not the user's
+-- data: an empty table only means "derive every room".
+CREATE TABLE graph_rooms (
+  room TEXT PRIMARY KEY,
+  digest TEXT NOT NULL,
+  facts INTEGER NOT NULL,
+  evidence INTEGER NOT NULL,
+  stamp TEXT NOT NULL
+);
+"""
+
 M008_ASK = """
 -- What the person told memory about their life themselves (`vyre memory remember`): the
 -- highest trust of all. Undo marks a row undone; nothing is deleted.
@@ -453,4 +468,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m004_reliability", M004_RELIABILITY),
     ("m013_learn_inferred", M013_LEARN_INFERRED),
     ("m012_ask", M012_ASK),
+    ("m005_graph_rooms", M005_GRAPH_ROOMS),
 ]

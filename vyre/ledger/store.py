@@ -189,6 +189,29 @@ class Ledger:
         except (OSError, LedgerError) as exc:
             print(f"vyre: could not back up your projects and corrections: {exc}", file=sys.stderr)
 
+    @classmethod
+    def read_only(cls, path: Path) -> Ledger:
+        """A connection that only reads, for a reader beside the writer (a daemon's socket
+        thread): in WAL mode it sees the last committed state, and neither waits for the
+        writer nor makes it wait. Temporary tables still work. One thread at a time."""
+        self = cls.__new__(cls)
+        self.path = path
+        self._backup_digest = None
+        try:
+            self.db = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                factory=_Connection,
+            )
+            self.db.path = path
+            self.db.execute("PRAGMA busy_timeout = 1000")
+            self.db.execute("PRAGMA cache_size = -16384")
+        except sqlite3.Error as exc:
+            raise LedgerError(f"the ledger at {path} is not readable: {exc}") from exc
+        return self
+
     def close(self) -> None:
         self.db.close()
 

@@ -12,8 +12,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
-from vyre.graph import EvidenceRow, FactRow, GraphStore
+from vyre.graph import EvidenceRow, FactRow, RoomRows
 from vyre.memory import relevant as enrich
 from vyre.memory.decay import fresh, stale
 from vyre.models import Correction, Entity, EntityFacts, EntityPage, Fact, Overview, Source
@@ -36,54 +37,83 @@ class RoomView:
     order: list[str] | None = None  # entity ids by kind, then name (built on first page)
 
 
+class RoomSource(Protocol):
+    """Where a reader gets a room's rows from (`vyre.api.Memory`: the graph, checked against
+    the ledger)."""
+
+    def rows(self, room: str) -> RoomRows | None: ...
+
+    def digest(self, room: str) -> str:
+        """The digest of the room's rows now: a held view of another digest is read again."""
+        ...
+
+    def rooms(self) -> list[str]: ...
+
+
 class Reader:
-    """`check_digests=False` is for an owner that knows when rows change (the daemon): it
-    then calls `invalidate()` after each derive, and cached rooms cost no query at all."""
+    """Each room's rows in memory, as a `RoomView`, keyed by the digest they were derived from.
+
+    Views are never changed once built: a derive builds a new one (`publish`, straight from
+    the rows it wrote) and swaps it in, so a read holding a view never sees it change, and a
+    reader in another thread never waits for a derive. `check_digests=False` is for the
+    owner that publishes every derive itself (the daemon): a held view costs no query."""
 
     def __init__(
-        self, store: GraphStore, controls: Controls | None = None, *, check_digests: bool = True
+        self, source: RoomSource, controls: Controls | None = None, *, check_digests: bool = True
     ) -> None:
-        self.store = store
-        self._cache: dict[str, RoomView] = {}
+        self.source = source
+        self._shelf = _Shelf()  # the views, shared with `sharing` readers
         # () -> (key, active pin and mute rows): read-time choices that change no rows
         self._controls: Controls = controls or (lambda: ("", []))
         self._check = check_digests
 
+    @property
+    def _views(self) -> dict[str, RoomView]:
+        return self._shelf.views
+
+    @_views.setter
+    def _views(self, views: dict[str, RoomView]) -> None:
+        self._shelf.views = views  # one assignment: a reader sees the old dict or the new
+
+    def sharing(self, controls: Controls | None) -> Reader:
+        """A reader of the same views with its own read-time choices (another thread's
+        ledger connection): what one publishes, the other serves."""
+        other = Reader(self.source, controls, check_digests=self._check)
+        other._shelf = self._shelf
+        return other
+
     # -- rooms --------------------------------------------------------------------------
 
     def invalidate(self) -> None:
-        self._cache = {}
+        self._views = {}
+
+    def publish(self, rows: RoomRows) -> None:
+        """Serve these rows for their room from now on (a room with no digest is gone)."""
+        views = dict(self._views)
+        if rows.digest:
+            views[rows.room] = view_of(rows)
+        else:
+            views.pop(rows.room, None)
+        self._views = views
 
     def room(self, name: str) -> RoomView:
-        if not self._check and name in self._cache:
-            return self._cache[name]
-        digest = self.store.digests().get(name, "")
-        view = self._cache.get(name)
+        view = self._views.get(name)
+        if view is not None and not self._check:
+            return view
+        digest = self.source.digest(name)
         if view is None or view.digest != digest:
-            view = self._load(name, digest)
-            self._cache[name] = view
+            view = view_of(self.source.rows(name) or RoomRows(name, ""))
+            self._views = {**self._views, name: view}
         return view
 
     def rooms(self) -> list[str]:
-        return sorted(self.store.digests())
+        if not self._check:  # the owner publishes every room: its views are the rooms
+            return sorted(self._views)
+        return self.source.rooms()
 
-    def _load(self, name: str, digest: str) -> RoomView:
-        rows = self.store.facts(name)
-        evidence: dict[str, list[EvidenceRow]] = defaultdict(list)
-        for e in self.store.evidence(name):
-            evidence[e.fact].append(e)
-        for items in evidence.values():
-            items.sort(key=lambda e: (e.ts or datetime.min, e.session, e.seq))
-        view = RoomView(name, digest, sorted(rows, key=lambda f: f.id), dict(evidence))
-        subj, obj = defaultdict(list), defaultdict(list)
-        for f in view.rows:
-            subj[f.subject].append(f)
-            obj[f.object].append(f)
-            view.labels.setdefault(f.subject, (f.subject_label, f.subject_kind))
-        view.by_subject, view.by_object = dict(subj), dict(obj)
-        own_orgs = {r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"}
-        view.index = enrich.build(view.labels, view.rows, view.evidence, own_orgs)
-        return view
+    def holds(self, name: str, digest: str) -> bool:
+        view = self._views.get(name)
+        return view is not None and view.digest == digest
 
     # -- facts ----------------------------------------------------------------------------
 
@@ -278,6 +308,31 @@ class Reader:
             mentions=dict(mentions),
             titles=titles,
         )
+
+
+class _Shelf:
+    def __init__(self) -> None:
+        self.views: dict[str, RoomView] = {}  # replaced whole, never changed in place
+
+
+def view_of(rows: RoomRows) -> RoomView:
+    """A room's rows arranged for reading. The same rows give the same view, whether they
+    come from a derive or are read back from the room's file."""
+    evidence: dict[str, list[EvidenceRow]] = defaultdict(list)
+    for e in rows.evidence:
+        evidence[e.fact].append(e)
+    for items in evidence.values():
+        items.sort(key=lambda e: (e.ts or datetime.min, e.session, e.seq, e.rule, e.quote))
+    view = RoomView(rows.room, rows.digest, sorted(rows.facts, key=lambda f: f.id), dict(evidence))
+    subj, obj = defaultdict(list), defaultdict(list)
+    for f in view.rows:
+        subj[f.subject].append(f)
+        obj[f.object].append(f)
+        view.labels.setdefault(f.subject, (f.subject_label, f.subject_kind))
+    view.by_subject, view.by_object = dict(subj), dict(obj)
+    own_orgs = {r.subject for r in view.rows if r.rel == "client_of" and r.source == "taught"}
+    view.index = enrich.build(view.labels, view.rows, view.evidence, own_orgs)
+    return view
 
 
 def _closed(row: FactRow, now: datetime) -> bool:

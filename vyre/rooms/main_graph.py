@@ -1,8 +1,11 @@
 """The main graph (`'*'`): the rooms' winners, put together for the owner's own surfaces.
 
 What must stay true (ADR 0007 §1):
-- It is built from the rooms' own rows (read with Cypher), never from sessions directly, and
-  holds identity, works_at and addresses only: every other relation is project-private.
+- It is built from the rooms' own rows, never from sessions directly, and holds identity,
+  works_at and addresses only: every other relation is project-private. What it reads from
+  each room (`MainInput`: those rows, the project's org, how many sessions name each org) is
+  taken from the room's rows as they are derived and kept in the main graph's file, so
+  deriving it again after one room changed reads that room alone.
 - Two names with one address in any room are one identity here.
 - When two rooms' works_at winners for one person differ and were seen within 90 days of each
   other, both rows are kept and marked `conflict` ("Same Dana Reyes?"); otherwise the older is
@@ -18,7 +21,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
-from vyre.graph import EvidenceRow, FactRow, GraphStore, MainQueries, RoomRows
+from vyre.graph import EvidenceRow, FactRow, MainInput, RoomRows
+from vyre.graph.analysis import HubFigures
 from vyre.models import Correction
 from vyre.rooms.corrections import USER_SOURCES
 from vyre.rooms.corrections import apply as apply_corrections
@@ -30,20 +34,49 @@ CONFLICT_WINDOW = timedelta(days=90)
 HUB_SESSION_SHARE = 0.12
 
 
-def derive_main(store: GraphStore, digest: str, corrections: Sequence[Correction] = ()) -> RoomRows:
-    q = MainQueries(store)
-    canon = _identities(q.shared_addresses())
-    hubs = _hubs(q)
-    rows = [f for f in store.facts() if f.room != MAIN and f.rel in MAIN_RELS]
-    wanted = {f.id for f in rows}
+def main_input(rows: RoomRows, single: set[str]) -> MainInput:
+    """What the main graph reads from one room's rows (`single`: the sessions in that room
+    only; sessions shared with other rooms are kept by id, so none is counted twice)."""
+    keep = [
+        f
+        for f in rows.facts
+        if f.rel in MAIN_RELS or (f.rel == "client_of" and f.source == "taught")
+    ]
+    wanted = {f.id for f in keep if f.rel in MAIN_RELS}
+    named: dict[str, set[str]] = defaultdict(set)  # org ('' for any entity) -> sessions
+    for f in rows.facts:
+        if f.rel == "mentioned_in":
+            session = f.object.removeprefix("session:")
+            named[""].add(session)
+            if f.subject_kind == "org":
+                named[f.subject].add(session)
+    return MainInput(
+        room=rows.room,
+        digest=rows.digest,
+        facts=keep,
+        evidence=[e for e in rows.evidence if e.fact in wanted],
+        shares={
+            org: (len(sessions & single), frozenset(sessions - single))
+            for org, sessions in named.items()
+        },
+    )
+
+
+def derive_main(
+    inputs: dict[str, MainInput], digest: str, corrections: Sequence[Correction] = ()
+) -> RoomRows:
+    rooms = [inputs[r] for r in sorted(inputs)]
+    rows = [f for i in rooms for f in i.facts if f.rel in MAIN_RELS]
+    canon = _identities(_shared_addresses(rows))
+    hubs = _hubs(rooms)
     evidence: dict[str, list[EvidenceRow]] = defaultdict(list)
-    for e in store.evidence():
-        if e.fact in wanted:
+    for i in rooms:
+        for e in i.evidence:
             evidence[e.fact].append(e)
     groups: dict[tuple, list[FactRow]] = defaultdict(list)
     for f in rows:
         groups[(canon(f.subject), f.rel, canon(f.object))].append(f)
-    verdicts = _works_at_verdicts(q, canon)
+    verdicts = _works_at_verdicts(rows, canon)
     out = RoomRows(room=MAIN, digest=digest)
     for (subject, rel, obj), members in sorted(groups.items()):
         fid = fact_id(MAIN, subject, rel, obj)
@@ -155,21 +188,79 @@ def _identities(pairs: list[tuple[str, str]]) -> Callable[[str], str]:
     return find
 
 
-def _hubs(q: MainQueries) -> set[str]:
-    rooms = q.room_count()
-    taught = q.taught_orgs()
-    share, total = q.org_session_share()
-    hubs = {o for o, n in q.org_rooms().items() if n >= max(3, rooms / 2)}
+def _shared_addresses(rows: list[FactRow]) -> list[tuple[str, str]]:
+    """Pairs of people who share an address in some room: one identity in the main graph."""
+    holders: dict[str, set[str]] = defaultdict(set)
+    for f in rows:
+        if f.rel == "has_address":
+            holders[f.object].add(f.subject)
+    pairs: set[tuple[str, str]] = set()
+    for people in holders.values():
+        ordered = sorted(people)
+        pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
+    return sorted(pairs)
+
+
+def hub_figures(inputs: dict[str, MainInput]) -> HubFigures:
+    """What the hub rule weighs: rooms, the rooms and sessions naming each org, the orgs a
+    project names."""
+    org_rooms: dict[str, set[str]] = defaultdict(set)
+    labels: dict[str, str] = {}
+    taught: set[str] = set()
+    alone: dict[str, int] = defaultdict(int)
+    shared: dict[str, set[str]] = defaultdict(set)
+    for i in inputs.values():
+        for f in i.facts:
+            if f.rel == "is" and f.subject_kind == "org":
+                org_rooms[f.subject].add(i.room)
+                labels.setdefault(f.subject, f.subject_label)
+            elif f.rel == "client_of" and f.source == "taught":
+                taught.add(f.subject)
+        for org, (n, ids) in i.shares.items():
+            alone[org] += n
+            shared[org] |= ids
+    sessions = {org: alone[org] + len(shared[org]) for org in alone}
+    return HubFigures(
+        rooms=len(inputs),
+        org_rooms={org: len(rooms) for org, rooms in org_rooms.items()},
+        labels=labels,
+        taught=taught,
+        sessions={org: n for org, n in sessions.items() if org},
+        total=sessions.get("", 0),
+    )
+
+
+def _hubs(rooms: list[MainInput]) -> set[str]:
+    figures = hub_figures({i.room: i for i in rooms})
+    total = figures.total
+    hubs = {o for o, n in figures.org_rooms.items() if n >= max(3, figures.rooms / 2)}
     if total:
-        hubs |= {o for o, n in share.items() if n / total >= HUB_SESSION_SHARE}
-    return hubs - taught
+        hubs |= {o for o, n in figures.sessions.items() if n / total >= HUB_SESSION_SHARE}
+    return hubs - figures.taught
 
 
-def _works_at_verdicts(q: MainQueries, canon: Callable[[str], str]) -> dict[tuple[str, str], tuple]:
+def _works_at_disagreements(rows: list[FactRow]) -> list[tuple]:
+    """Open works_at winners of one person that differ between two rooms."""
+    open_rows: dict[str, list[FactRow]] = defaultdict(list)
+    for f in rows:
+        if f.rel == "works_at" and f.valid_to is None:
+            open_rows[f.subject].append(f)
+    return [
+        (person, a.object, a.valid_from, a.seen, b.object, b.valid_from, b.seen)
+        for person, held in open_rows.items()
+        for a in held
+        for b in held
+        if a.room < b.room and a.object != b.object
+    ]
+
+
+def _works_at_verdicts(
+    rows: list[FactRow], canon: Callable[[str], str]
+) -> dict[tuple[str, str], tuple]:
     """(person, org) -> (status, closes) where rooms' winners disagree."""
     verdicts: dict[tuple[str, str], tuple] = {}
     for person, x, x_from, x_seen, y, y_from, y_seen in sorted(
-        q.works_at_disagreements(), key=repr
+        _works_at_disagreements(rows), key=repr
     ):
         p, x, y = canon(person), canon(x), canon(y)
         if x == y or x_seen is None or y_seen is None:

@@ -38,18 +38,27 @@ def room_for_cwd(cwd: str | None, projects: list[dict]) -> str:
     return project_for_cwd(cwd, projects) or UNFILED
 
 
+_UNFILED = frozenset({UNFILED})
+
+
 def session_rooms(sessions: list[dict], projects: list[dict]) -> dict[str, frozenset[str]]:
     picked: dict[str, set[str]] = {}
     for p in projects:
         for sid in p["picks"]:
             picked.setdefault(sid, set()).add(p["slug"])
+    # A home has tens of thousands of sessions but few distinct folders: each folder is
+    # matched against the projects once.
+    homes: dict[str | None, frozenset[str]] = {}
     own: dict[str, frozenset[str]] = {}
     for s in sessions:
-        rooms = set(picked.get(s["id"], ()))
-        home = project_for_cwd(s["cwd"], projects)
-        if home:
-            rooms.add(home)
-        own[s["id"]] = frozenset(rooms or {UNFILED})
+        cwd = s["cwd"]
+        if cwd not in homes:
+            home = project_for_cwd(cwd, projects)
+            homes[cwd] = frozenset({home} if home else ())
+        home_rooms = homes[cwd]
+        extra = picked.get(s["id"])
+        rooms = home_rooms | extra if extra else home_rooms
+        own[s["id"]] = rooms or _UNFILED
     # subagents follow their parent (picks of the parent included)
     out = {}
     for s in sessions:

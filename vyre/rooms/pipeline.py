@@ -1,10 +1,17 @@
-"""Re-derive the rooms whose inputs changed, then the main graph.
+"""Re-derive the rooms whose inputs changed, then the main graph; notice a graph that lost rows.
 
 A room's digest covers everything its rows are a function of: the rules and derive versions,
 the relevant settings, its project (org, folders, picks) and, for each of its sessions, the
 session's version and whether it is shared with another room. Rooms whose digest matches the
-one stored beside their rows are left alone, so appending to one session re-derives only the
-rooms that session is in (and `'*'`).
+ledger's record of their last derive are left alone, so appending to one session re-derives
+only the rooms that session is in (and `'*'`).
+
+What must stay true:
+- One room at a time, derived and its file written before the next is read: memory stays
+  bounded by the largest room, not the home, and a crash keeps every room written before it.
+- After the graph commits a room, the ledger records its digest and row counts
+  (`vyre.ledger.graph_rooms`), and staleness is judged against that record. The graph is
+  trusted only where it matches it (`vyre.rooms.health`).
 """
 
 from __future__ import annotations
@@ -12,15 +19,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 
 from vyre.extract import RULES_VERSION
-from vyre.graph import GraphStore
-from vyre.ledger import Ledger
+from vyre.graph import GraphError, GraphStore, MainInput, RoomRows
+from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
 from vyre.models import DeriveReport
 from vyre.rooms.corrections import in_scope
 from vyre.rooms.derive import RoomInput, derive_room
-from vyre.rooms.main_graph import derive_main
+from vyre.rooms.main_graph import derive_main, main_input
 from vyre.rooms.membership import session_rooms
 from vyre.rooms.names import MAIN, UNFILED
 
@@ -66,47 +74,93 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
 
 
 def derive(
-    ledger: Ledger, store: GraphStore, settings: dict, *, force: bool = False, main: bool = True
+    ledger: Ledger,
+    store: GraphStore,
+    settings: dict,
+    *,
+    force: bool = False,
+    main: bool = True,
+    written: Callable[[RoomRows], None] | None = None,
 ) -> DeriveReport:
     """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
 
     The daemon derives rooms at once and the main graph a moment later: prompts read rooms.
+    `written(rows)` is told of each room as its file is in place (an empty one when dropped),
+    so a reader can serve the new rows without reading them back.
     """
     digests, by_room, membership = plan(ledger, settings)
-    stored = store.digests()
-    stale = sorted(r for r in digests if force or stored.get(r) != digests[r])
-    gone = sorted(r for r in stored if r not in digests and r != MAIN)
+    record = graph_rooms.recorded(ledger)
+    stale = sorted(r for r in digests if force or _digest(record, r) != digests[r])
+    gone = sorted(r for r in record.keys() | set(store.rooms()) if r not in digests and r != MAIN)
     report = DeriveReport(rooms=stale, dropped=gone)
     orgs = {p["slug"]: p["org"] for p in ledger.projects()}
     corrections = corrections_store.active(ledger)
-    batch = []
+    inputs = store.main_inputs()  # what the main graph reads from each room, kept up to date
+
+    def single(room: str) -> set[str]:
+        return {s["id"] for s in by_room[room] if len(membership[s["id"]]) == 1}
+
     for room in stale:
-        ids = [s["id"] for s in by_room[room]]
+        alone = single(room)
         rows = derive_room(
             RoomInput(
                 room=room,
                 digest=digests[room],
-                mentions=ledger.mentions(ids),
-                single={sid for sid in ids if len(membership[sid]) == 1},
+                mentions=ledger.mentions(s["id"] for s in by_room[room]),
+                single=alone,
                 org=orgs.get(room) if room != UNFILED else None,
                 settings=settings,
                 corrections=in_scope(corrections, room),
             )
         )
+        _write(ledger, store, rows, written)
+        inputs[room] = main_input(rows, alone)
         report.facts += len(rows.facts)
-        batch.append(rows)
-    store.replace_rooms(batch)
-    store.drop_rooms(gone)
+    for room in gone:
+        store.drop_room(room)
+        graph_rooms.forget(ledger, [room])
+        inputs.pop(room, None)
+        if written:
+            written(RoomRows(room=room, digest=""))
     main_corrections = in_scope(corrections, MAIN)
     main_digest = hashlib.blake2b(
         json.dumps([sorted(digests.items()), [c.id for c in main_corrections]]).encode(),
         digest_size=16,
     ).hexdigest()
-    report.main_stale = stored.get(MAIN) != main_digest
+    report.main_stale = force or _digest(record, MAIN) != main_digest
     if main and (stale or gone or report.main_stale):
-        main_rows = derive_main(store, main_digest, main_corrections)
-        store.replace_rooms([main_rows])
-        report.facts += len(main_rows.facts)
-        store.prune()
+        for room in list(inputs):
+            if room not in digests:
+                del inputs[room]
+        for room, digest in digests.items():
+            if room not in inputs or inputs[room].digest != digest:
+                # the main graph's file predates this room's (a derive without the main graph
+                # in another process, or one cut short): read what it needs from the room
+                held = store.read(room)
+                if held is None or held.digest != digest:
+                    raise GraphError(f"the graph file of room {room!r} is not the one derived")
+                inputs[room] = main_input(held, single(room))
+        rows = derive_main(inputs, main_digest, main_corrections)
+        _write(ledger, store, rows, written, inputs.values())
+        report.facts += len(rows.facts)
         report.main_stale = False
     return report
+
+
+def _digest(record: dict[str, graph_rooms.Record], room: str) -> str:
+    held = record.get(room)
+    return held.digest if held else ""
+
+
+def _write(
+    ledger: Ledger,
+    store: GraphStore,
+    rows: RoomRows,
+    written: Callable[[RoomRows], None] | None,
+    inputs: Iterable[MainInput] = (),
+) -> None:
+    stamp = store.replace_room(rows, inputs)
+    row = graph_rooms.Record(rows.digest, len(rows.facts), len(rows.evidence), stamp)
+    graph_rooms.record(ledger, rows.room, row)
+    if written:
+        written(rows)
