@@ -400,3 +400,32 @@ def test_a_run_said_in_passing_is_no_org_by_itself_and_two_runs_stay_apart(tmp_p
     got = _tallow(tmp_path, "the Tallow Cloud bill and the Tallow Edge console both moved")
     assert ("Tallow", "is", "org") in got  # two longer names: which one is unsaid
     assert not {s for s, rel, o in got if rel == "is" and o == "org"} - {"Tallow"}
+
+
+def test_a_title_and_its_employer_named_together_find_the_person_said_long_ago(tmp_path):
+    root = tmp_path / "projects"
+    session(
+        root,
+        "/w/a",
+        "t1",
+        "2026-02-01T10:00:00Z",
+        "Noted: Liesel Brandt, head of sampling at Alder Instruments, sends the tables.",
+    )
+    memory = Memory()
+    memory.ingest(root)
+    got = {
+        (f.subject, f.rel, f.object)
+        for f in memory.relevant("write to the head of sampling at Alder about it", "/w/a", now=NOW)
+    }
+    memory.close()
+    assert ("Liesel Brandt", "has_title", "head of sampling") in got
+
+
+def test_a_lowercase_first_name_counts_in_a_prompt_that_capitalises_only_acronyms(quill):
+    assert ("Rafa Ortega", "works_at", "Quillon Institute") in hook(
+        quill, "did rafa ever send the FX rate source?"
+    )
+    # a writer who capitalises names mid-sentence wrote this one in lowercase: a word
+    assert not hook(quill, "Ask Ines whether sol is the right unit for the FX table") & {
+        ("Solomon Achebe", "has_title", "lab manager")
+    }

@@ -9,6 +9,8 @@ its words and a few dictionary lookups. A prompt reaches facts four ways:
    room has seen written, a nickname the room stated, a surname with a Japanese honorific
    after it, "mori-san"); an email address or domain, which brings its person or org (an
    address memory holds no owner for is read by its local part and its domain).
+   A prompt with no word Capitalised mid-sentence (acronyms and sentence starts aside) is
+   typed in lowercase, so a lowercase first name may be a name there.
 2. **Topics.** The prompt's words against the words of the room's facts (what is due, what
    was decided or preferred, a repo's name, a person's title), weighed as BM25 weighs terms:
    a word many of the room's facts share counts for little. A fact is reached when the
@@ -313,7 +315,7 @@ class Prompt:
     emails: list[str]
     dotted: list[str]  # example.co.uk or models.py: a domain only when the room knows it
     code: bool  # the prompt has code in it (dotted words aside)
-    lowercase: bool
+    lowercase: bool  # no word Capitalised mid-sentence (acronyms and sentence starts aside)
 
     @property
     def terms(self) -> set[str]:
@@ -329,6 +331,7 @@ def read(text: str) -> Prompt:
     dotted: list[str] = []
     suffixed: set[int] = set()
     code = False
+    titled = False  # a word written Capitalised mid-sentence: this writer capitalises names
     end, previous = 0, ""
     for m in _WORD.finditer(text):
         token = m.group()
@@ -349,6 +352,7 @@ def read(text: str) -> Prompt:
                 code = True
             continue
         upper = raw[:1].isupper()
+        titled |= upper and not starts and not raw.isupper()
         if low.endswith(_SUFFIXES) and "/" not in low:
             low = low.rsplit("-", 1)[0]
             suffixed.add(len(words))
@@ -357,7 +361,9 @@ def read(text: str) -> Prompt:
                 words.append(part)
                 capital.append(upper and i == 0)
                 first.append(starts and i == 0)
-    return Prompt(words, capital, suffixed, first, emails, dotted, code, text == text.lower())
+    # "did eero send the FX rates?": acronyms and a capital that starts a sentence aside, the
+    # writer types names in lowercase, so a lowercase first name may be one
+    return Prompt(words, capital, suffixed, first, emails, dotted, code, not titled)
 
 
 def _is_code(token: str, raw: str) -> bool:
@@ -449,7 +455,10 @@ def rank(
     for row, strength in topics:
         if row.rel == "has_title":
             person = index.titled[row.id]
-            named[person] = max(named.get(person, 0.0), BY_TITLE * strength)
+            sure = BY_TITLE * strength
+            if any(r.rel == "works_at" and r.object in named for r in by_subject.get(person, [])):
+                sure = SHORT_FORM  # "the head of sales at Acme": the title and its employer
+            named[person] = max(named.get(person, 0.0), sure)
         else:
             offer(row, strength)
 
