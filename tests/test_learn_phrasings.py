@@ -77,7 +77,7 @@ COMMAND_RULES = [
     ),
     (
         "please don't stop the worker with kill -9",
-        ["kill -9 4242", "sudo kill -9 77"],
+        ["kill -9 4242", "sudo kill -9 77", "kill -KILL 4242", "kill -SIGKILL 4242"],
         ["kill 4242", "kill -TERM 4242"],
     ),
     (
@@ -149,6 +149,11 @@ COMMAND_RULES = [
     ),
     ("I would prefer that you not use sudo", ["sudo apt install jq"], ["apt list jq"]),
     ("Pushing tags is a no-go", ["git push --tags", "git push origin --tags"], ["git push"]),
+    ("Always use bun", ["npm i", "yarn add left-pad"], ["bun i"]),
+    ("never use --force", ["git push --force", "npm i --force"], ["git push", "npm i"]),
+    ("never remove branches on origin", ["git push origin --delete old"], ["git branch -D old"]),
+    # "for python tooling" names no files to narrow the lesson to
+    ("for python tooling we use uv, not pip", ["pip install rich"], ["uv add rich"]),
 ]
 
 
@@ -215,6 +220,21 @@ def edit(path: str, new: str, old: str = "") -> dict:
             [("Write", {"file_path": f"{CWD}/gen/a.go", "content": "x"})],
             [("Write", {"file_path": f"{CWD}/src/gen.go", "content": "x"})],
         ),
+        (  # the apostrophes of "don't" and "it's" quote nothing
+            "Please don't ever modify yarn.lock, it's generated",
+            [("Edit", edit("yarn.lock", "b", "a"))],
+            [("Edit", edit("package.json", "b", "a"))],
+        ),
+        (
+            "Hands off Dockerfile.",
+            [("Write", {"file_path": f"{CWD}/Dockerfile", "content": "FROM x"})],
+            [("Write", {"file_path": f"{CWD}/Dockerfile.dev", "content": "FROM x"})],
+        ),
+        (
+            "Don't use `unknown` in TypeScript",
+            [("Write", {"file_path": f"{CWD}/src/a.ts", "content": "let x: unknown"})],
+            [("Write", {"file_path": f"{CWD}/src/a.py", "content": "x = 'unknown'"})],
+        ),
         (
             "the vendor/ folder is off limits",
             [("Bash", {"command": "cd vendor && rm lib.js"})],
@@ -233,6 +253,11 @@ def edit(path: str, new: str, old: str = "") -> dict:
                 ("Edit", edit("app/views.py", "", "breakpoint()\n")),
                 ("Write", {"file_path": f"{CWD}/app/a.py", "content": "set_breakpoint(1)\n"}),
             ],
+        ),
+        (
+            "No fmt.Println calls in the server code, use the logger",  # a dotted name as code
+            [("Write", {"file_path": f"{CWD}/srv/main.go", "content": 'fmt.Println("hi")'})],
+            [("Write", {"file_path": f"{CWD}/srv/main.go", "content": 'log.Info("hi")'})],
         ),
         (
             "don't write 'FIXME' notes in lib/",  # a quoted word after "write" is no program
@@ -277,6 +302,31 @@ def test_file_and_text_rules_however_they_are_phrased(sentence, breaks, allowed)
             "commit",
         ),
         (
+            "Once you've edited Python files, run mypy",
+            {"program": "mypy"},
+            ["*.py"],
+            None,
+        ),
+        ("always format with black after you edit python", {"program": "black"}, ["*.py"], None),
+        (
+            "When you change a .proto file, regenerate with buf generate",
+            {"program": "buf", "sub": ["generate"]},
+            ["*.proto"],
+            None,
+        ),
+        (
+            "run `make bundle` after every change",
+            {"program": "make", "sub": ["bundle"]},
+            None,
+            None,
+        ),
+        (  # what the owed command runs on is no part of it: any `go test` run pays
+            "whenever something in api/ changes, run the tests (go test ./api/...)",
+            {"program": "go", "sub": ["test"]},
+            ["api/"],
+            None,
+        ),
+        (
             "Whenever you edit a .sql file, run sqlfluff lint",
             {"program": "sqlfluff", "sub": ["lint"]},
             ["*.sql"],
@@ -303,6 +353,7 @@ def test_owed_runs_however_they_are_phrased(sentence, run, paths, before):
         "could you stop the docker container",  # a request for now, not a rule
         "let's stop the dev server",
         "never git checkout -- .",  # the operand is lost to the full stop: no narrower guess
+        "When you get a chance, run the build",
     ],
 )
 def test_what_only_looks_like_a_command_rule_makes_no_command_check(sentence):
@@ -330,3 +381,35 @@ def test_a_lesson_that_blocks_outranks_a_guards_question():
     call = Call("Bash", {"command": f"rm -rf {HOME}/.vyre"}, CWD, dict(ENV))
     assert decide(call, [lesson]).decision == "deny"
     assert decide(call, []).decision == "ask"  # the guard alone asks
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "don't write tests",
+        "don't write long functions",
+        "never add comments",
+        "stop adding dependencies",
+        "don't include secrets",
+        "don't mention the price",
+    ],
+)
+def test_naming_things_is_not_banning_their_words(sentence):
+    """A phrase check blocks every write that holds the words: only words said as words
+    (quoted, "the word X", "never say X", said of prose) become one."""
+    found = distill(sentence)
+    assert not found.ok, found.check
+
+
+@pytest.mark.parametrize(
+    "sentence,phrase",
+    [
+        ("never say sorry", "sorry"),
+        ("never include 'lorem ipsum'", "lorem ipsum"),
+        ("never write the word synergy", "synergy"),
+        ("in docs never write basically", "basically"),
+    ],
+)
+def test_words_said_as_words_are_phrases(sentence, phrase):
+    found = distill(sentence)
+    assert found.check and found.check["kind"] == "phrase" and found.check["phrase"] == phrase

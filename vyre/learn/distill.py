@@ -49,6 +49,12 @@ _NOT_AN_ARGUMENT = frozenset(
     """.split()
 )
 KNOWN_PROGRAMS_RE = [re.escape(p) for p in KNOWN_PROGRAMS if p not in ENGLISH_PROGRAMS]
+# a dotted name said as code ("console.log calls", "fmt.Println in the server code"), which a
+# file name never is
+_DOTTED = (
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s+(?:calls?|statements?|lines?|"
+    r"(?:(?:left\s+)?in\s+(?:the\s+|our\s+|any\s+)?)?(?:[\w-]+\s+)?code)\b"
+)
 _NEG = (
     r"(?:never(?:,?\s+ever,?)?|don'?t(?:\s+ever)?|do\s+not|dont|doesn'?t|stop|quit|avoid|refrain\s+from|"
     r"no\s+more|no\s+longer|not\s+allowed\s+to|you\s+(?:must|should|may|can)\s*(?:not|n'?t)|"
@@ -75,7 +81,7 @@ _NEG = (
     r"make\s+sure\s+(?:you\s+)?(?:don'?t|never|do\s+not)|be\s+careful\s+not\s+to|"
     r"let'?s\s+(?:not|never|avoid)|we\s+(?:don'?t|never|do\s+not|shouldn'?t|won'?t)|"
     r"(?:nobody|no\s+one)\s+(?:should|may|gets\s+to)|"
-    r"no(?=\s+`?[A-Za-z_][\w.:]*!?\(\)))"
+    r"no(?=\s+`?[A-Za-z_][\w.:]*!?\(\))|no(?=\s+" + _DOTTED + r"))"
 )
 _NEG_RE = re.compile(rf"(?:^|[\s,;:(])(?P<neg>{_NEG})\s+(?P<rest>.+)$", re.I)
 # Claude Code's own tools, by the names people use for them
@@ -164,13 +170,17 @@ _DOC_SCOPE = re.compile(
     r"(?:[a-z]+(?:-[a-z]+)+\s+|(?:public|internal|user|api|developer|customer|product)\s+)?"
     r"(?P<where>docs?|documentation|"
     r"readme(?:s)?|markdown(?:\s+files)?|md\s+files|(?:the\s+)?(?P<dir>[\w.-]+/)|"
-    r"\*\.(?P<ext>\w+)(?:\s+files)?|\.(?P<ext2>\w+)\s+files|(?P<ext3>\w+)\s+files)(?!\w)"
+    r"\*\.(?P<ext>\w+)(?:\s+files)?|\.(?P<ext2>\w+)\s+files|(?P<ext3>\w+)\s+files|"
+    r"(?P<lang>typescript|javascript|python|ruby|rust|kotlin|swift|java|php)(?:\s+code)?"
+    r"(?=\s*(?:$|[,.;:!?)]|\s+(?:please|ever|again)\b)))(?!\w)"
     r"(?!\s+(?:site|website|project|repo|app|server|team))",
     re.I,
 )
 _WORDISH = re.compile(r"^(?:the\s+)?(?:words?|phrases?|terms?|expressions?)\b", re.I)
 _QUOTED = re.compile(
-    r"`([^`]+)`|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|'([^']{2,})'|\u2018([^\u2019]+)\u2019"
+    # an apostrophe inside a word ("don't", "it's") opens and closes no quote
+    r"`([^`]+)`|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']{2,})'(?!\w)|"
+    r"(?<!\w)\u2018([^\u2019]+)\u2019(?!\w)"
 )
 _FILE_VERBS = (
     r"touch|touching|touches|edit|edits|editing|modify|modifying|change|changing|alter|write\s+to|write\s+into|"
@@ -182,14 +192,14 @@ _FILE_VERB_RE = re.compile(
     rf"^(?:(?:ever|even|directly|manually|again)\s+)*(?:{_FILE_VERBS})\b\s*(?P<obj>.*)$", re.I
 )
 _USE_VERB_RE = re.compile(
-    r"^(?:(?:ever|even|directly|again)\s+)*(?:use|using|uses|run|running|runs|call|calling|invoke|invoking|execute|"
+    r"^(?:(?:ever|even|directly|again)\s+)*(?:use|using|uses|used|run|ran|running|runs|call|calling|invoke|invoking|execute|"
     r"executing|type|do|doing|reach\s+for|rely\s+on|go\s+with|install\s+with|try)\b\s*(?P<obj>.*)$",
     re.I,
 )
 _SAY_VERB_RE = re.compile(
-    r"^(?:(?:ever|even|again)\s+)*(?:say|saying|write|writing|put|putting|include|including|add|adding|"
-    r"mention|use\s+the\s+(?:word|phrase|term|expression)|use\s+(?:words?|phrases?)\s+like)"
-    r"\b\s*(?P<obj>.*)$",
+    r"^(?:(?:ever|even|again)\s+)*(?P<verb>say|saying|write|writing|put|putting|include|including|"
+    r"add|adding|mention|use\s+the\s+(?:word|phrase|term|expression)|"
+    r"use\s+(?:words?|phrases?)\s+like)\b\s*(?P<obj>.*)$",
     re.I,
 )
 _PUSH_RE = re.compile(
@@ -211,23 +221,41 @@ _PREFER_RE = re.compile(
     re.I,
 )
 _ONLY_RE = re.compile(
-    r"^(?:(?:we|i)\s+(?:use|want)\s+|use\s+)?(?:only\s+(?:use\s+)?(?P<a>`[^`]+`|[\w.@/+-]+)|"
+    r"^(?:(?:we|i)\s+(?:use|want)\s+|use\s+)?(?:(?:only|always)\s+(?:use\s+)?(?P<a>`[^`]+`|[\w.@/+-]+)|"
     r"(?P<b>`[^`]+`|[\w.@/+-]+)\s+only)\b"
     r"(?=\s*(?:$|[,.;:!?\u2014\u2013]|\s+(?:here|please|from\s+now|for|in|on|going)\b))",
     re.I,
 )
+# the ways of saying "run X": run, execute, "format with X", "regenerate with X"
+_RUN_VERB = (
+    r"(?:re-?run|run|execute|(?:re-?)?(?:generate|build|format|compile|lint|check)\s+"
+    r"(?:it\s+|them\s+|everything\s+|the\s+code\s+)?(?:with|using|via))"
+)
+_YOU_HAVE = r"(?:you(?:'ve|\s+have)?\s+)?"
 _AFTER_RE = re.compile(
     r"(?:^|\b)(?:always\s+|make\s+sure\s+(?:to|you)\s+|be\s+sure\s+to\s+|remember\s+to\s+|you\s+must\s+|"
-    r"please\s+)?(?:re-?run|run|execute|do)\s+(?P<x>.+?)\s+(?:after|whenever|every\s+time|each\s+time|"
-    r"once)\s+(?:you\s+(?:have\s+)?)?(?:edit|chang|touch|modif|updat|writ|sav)\w*\s+"
-    r"(?:any\s+|a\s+|the\s+)?(?P<y>.+)$",
+    r"please\s+)?(?:"
+    + _RUN_VERB
+    + r"|do)\s+(?P<x>.+?)\s+(?:(?:after|whenever|every\s+time|each\s+time|"
+    r"once)\s+" + _YOU_HAVE + r"(?:edit|chang|touch|modif|updat|writ|sav)\w*\s+"
+    r"(?:any\s+|a\s+|the\s+)?(?P<y>.+)|after\s+(?:every|each|any)\s+(?:change|edit)s?)$",
     re.I,
 )
 _AFTER_LEAD_RE = re.compile(
-    r"^(?:after|whenever|every\s+time|each\s+time|once)\s+(?:you\s+(?:have\s+)?)?(?:edit|chang|touch|modif|"
+    r"^(?:after|whenever|when|every\s+time|each\s+time|once)\s+"
+    + _YOU_HAVE
+    + r"(?:edit|chang|touch|modif|"
     r"updat|writ|sav)\w*\s+(?:any\s+|a\s+|the\s+)?(?P<y>.+?)[,;:]?\s+(?:always\s+|make\s+sure\s+(?:to|you)\s+|"
-    r"you\s+must\s+|please\s+)?(?:re-?run|run|execute|(?:re-?)?(?:generate|build|format|"
-    r"compile|lint|check)\s+(?:it\s+|them\s+|everything\s+)?(?:with|using|via))\s+(?P<x>.+)$",
+    r"you\s+must\s+|please\s+)?" + _RUN_VERB + r"\s+(?P<x>.+)$",
+    re.I,
+)
+# "whenever something in api/ changes, run X"
+_CHANGES_LEAD_RE = re.compile(
+    r"^(?:after|whenever|when|once|every\s+time|each\s+time|if)\s+(?:anything|something|a\s+file|"
+    r"any\s+file|files?|code)\s+(?:in|under|inside)\s+(?P<y>\S+?)[,]?\s+(?:changes|is\s+changed|"
+    r"(?:has\s+)?changed|is\s+edited)[,;:]?\s+(?:always\s+|please\s+)?"
+    + _RUN_VERB
+    + r"\s+(?P<x>.+)$",
     re.I,
 )
 _BEFORE_RE = re.compile(
@@ -358,7 +386,8 @@ _RULE_CUE = re.compile(
     r"off[- ]limits|read[- ]only|hands\s+off|(?:must|should|need\s+to)\s+pass|"
     r"(?:is|are)\s+(?:forbidden|banned|prohibited|not\s+allowed|a\s+no[- ]go)|"
     r"as\s+(?:it|they)\s+(?:is|are)|,\s*not\s|"
-    r"^after\b|^before\b)\b",
+    r"^after\b|^before\b|^once\s+you|^(?:when(?:ever)?|if)\s+(?:anything|something|a\s+file|"
+    r"any\s+file|files?|code)\s+(?:in|under|inside)\s+\S+\s+(?:changes|is\s+changed|changed)|^when(?:ever)?\s+you\s+(?:edit|chang|touch|modif|updat)\w*)\b",
     re.I,
 )
 _STOP_WORDS = re.compile(
@@ -457,7 +486,7 @@ def _clean(sentence: str) -> str:
 _AFTERTHOUGHT = re.compile(
     r"\s+[\u2014\u2013]\s*.*$|\s+-\s+.*$|\s*[\u2014\u2013]\s+.*$|"
     r"\s*[,;]\s*(?:it|they|those|these|that|this|he|she|which|there|use|try|prefer|go\s+with|"
-    r"stick\s+(?:to|with)|ask\s+me|spell|add|i|i'm|we|you'll|you\s+can|instead)\b.*$",
+    r"stick\s+(?:to|with)|ask\s+me|add|i|i'm|we|you'll|you\s+can|instead)\b.*$",
     re.I,
 )
 
@@ -529,6 +558,9 @@ def _where(sentence: str) -> list[str] | None:
         return None  # "on main", "on fridays": no files
     if m.group("ext") or m.group("ext2"):
         return [f"*.{(m.group('ext') or m.group('ext2')).lower()}"]
+    if m.group("lang"):  # "in TypeScript": its files ("for python deps" is no place)
+        inside = m.group("prep").lower() in ("in", "inside", "within")
+        return [_EXT_WORDS[m.group("lang").lower()]] if inside else None
     if m.group("ext3"):
         name = m.group("ext3").lower()
         ext = _EXT_WORDS.get(name)
@@ -672,6 +704,8 @@ def _pathish(obj: str) -> list[str] | None:
         t = _strip_ticks(t)
         if "/" in t or re.search(r"\.[A-Za-z0-9]{1,8}$", t) or t.startswith(("*", ".")):
             out.append(t)
+        elif re.fullmatch(r"[A-Z][a-z]*file|LICENSE|README|CODEOWNERS|CHANGELOG|NOTICE|AUTHORS", t):
+            out.append(t)  # Dockerfile, Makefile, Gemfile: a file with no extension
         elif t.lower() in ("migrations", "vendor", "dist", "build", "node_modules", "generated"):
             out.append(t + "/")
         else:
@@ -708,6 +742,11 @@ _ACTIONS: tuple[tuple[re.Pattern[str], dict], ...] = tuple(
         (
             r"^(?:delet|remov)\w*\s+(?:a\s+|any\s+|the\s+)?(?:remote|pushed|upstream|"
             r"origin'?s?)\s+branch(?:es)?",
+            {"program": "git", "sub": ["push"], "flags": ["--delete"]},
+        ),
+        (
+            r"^(?:delet|remov)\w*\s+(?:a\s+|any\s+|the\s+)?branch(?:es)?\s+(?:on|from|in)\s+"
+            r"(?:the\s+)?(?:remote|origin|upstream|github|gitlab)",
             {"program": "git", "sub": ["push"], "flags": ["--delete"]},
         ),
         (
@@ -778,7 +817,8 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
     if stop and not re.match(r"^(?:`|(?:[\w-]+\s+)?\w+ing\b)", rest, re.I):
         return None  # "stop the container" asks for now; "stop pushing" is a rule
     flag = re.match(
-        r"^`?(?P<f>--?[A-Za-z][\w-]*)`?(?:\s+(?:flags?|options?))?"
+        r"^(?:(?:use|using|pass|passing|add|adding)\s+(?:the\s+)?)?"
+        r"`?(?P<f>--?[A-Za-z][\w-]*)`?(?:\s+(?:flags?|options?))?"
         r"(?:\s*,?\s*(?:ever|again|please|thanks|at\s+all|anywhere)\W*)*$",
         rest,
         re.I,
@@ -787,7 +827,7 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
         prefix = text[: m.start()]
         named = _leading_command(prefix, loose=prefix.rstrip().endswith(":"))
         named = named or _leading_command(_clean(before))
-        if not named and re.fullmatch(r"--[a-z]+(?:-[a-z]+)+", flag.group("f")):
+        if not named and re.fullmatch(r"--[a-z]+(?:-[a-z]+)+|--[a-z]{4,}", flag.group("f")):
             # "no --no-verify": a long flag that means one thing whatever runs it
             return {"kind": "tool", "command": {"flags": [flag.group("f")]}}
         pattern = _command_pattern(f"{named} {flag.group('f')}") if named else None
@@ -798,14 +838,21 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
     if edits:  # "no edits to package.json without asking"
         found = _pathish(edits.group("o"))
         return {"kind": "path", "paths": found} if found else None
-    if re.match(r"^(?:the\s+)?[\w./*-]+(?:/|\s+(?:folder|directory|dir|files?))", rest, re.I) and (
-        m.group("neg").lower().startswith(("hands", "keep", "stay"))
-    ):
-        found = _pathish(rest)
-        return {"kind": "path", "paths": found} if found else None
+    if m.group("neg").lower().startswith(("hands", "keep", "stay")):
+        found = _pathish(rest)  # "hands off X", "keep out of X", "stay away from X": a place
+        if found:
+            return {"kind": "path", "paths": found}
     call = _CONSTRUCT_RE.match(rest)
     if call:  # "no print() left in src/": code that must not be written, as its call
         return {"kind": "phrase", "phrase": call.group("c") + "("}
+    dotted = re.match(
+        r"^(?:(?:ever|leave|leaving|commit|committing|add|adding|write|writing|use|using|ship|any|"
+        r"more|stray|the)\s+)*(?=" + _DOTTED + r")(?P<c>[\w.]+)",
+        rest,
+        re.I,
+    )
+    if dotted and dotted.group("c").rsplit(".", 1)[1].lower() not in _EXT_WORDS:
+        return {"kind": "phrase", "phrase": dotted.group("c")}  # "main.go code" is a file
     for said, pattern in _ACTIONS:
         if said.match(rest):
             return {"kind": "tool", "command": dict(pattern)}
@@ -881,11 +928,17 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
     say = _SAY_VERB_RE.match(rest)
     if say and not _is_commandish(say.group("obj")):
         phrase = _phrase_of(say.group("obj"))
-        if phrase and not _pathish(say.group("obj")):
+        if phrase and not _pathish(say.group("obj")) and _said_as_text(say, text_scope):
             return {"kind": "phrase", "phrase": phrase}
+        if not _QUOTED.search(say.group("obj")):
+            return None  # "don't write long functions", "never add comments": no phrase
     use = _USE_VERB_RE.match(rest)
     if use:
         obj = use.group("obj")
+        token = re.match(r"^`(?P<t>[^`\s]+)`\s+(?:in|inside|within)\s", obj)
+        in_code = token and (m_where := _DOC_SCOPE.search(obj)) and m_where.group("lang")
+        if token and in_code and token.group("t").lower() not in KNOWN_PROGRAMS:
+            return {"kind": "phrase", "phrase": token.group("t")}  # "no `any` in TypeScript"
         if _is_commandish(obj):
             pattern = _command_pattern(_command_words(obj))
             return {"kind": "tool", "command": pattern} if pattern else None
@@ -964,6 +1017,19 @@ def _leading_command(text: str, loose: bool = False) -> str | None:
             break
         out.append(w)
     return " ".join(out)
+
+
+def _said_as_text(say: re.Match, prose: bool) -> bool:
+    """Is the object of "say/write/add X" the words themselves? Quoted, "the word X", a named
+    character, or said of prose ("in docs never write X"); "never say sorry" too, but not
+    "don't write tests" or "never add comments", which name things, not words."""
+    obj, verb = say.group("obj"), say.group("verb").lower()
+    if _QUOTED.search(obj) or _WORDISH.match(obj) or verb.startswith("use") or prose:
+        return True
+    if _STOP_WORDS.sub("", obj).lower().strip(" .,") in NAMED_CHARS:
+        return True
+    first = obj.split()[0].lower() if obj.split() else ""
+    return verb in ("say", "saying") and first not in _NOT_AN_ARGUMENT
 
 
 def _command_words(obj: str) -> str:
@@ -1046,6 +1112,15 @@ def _only(text: str) -> dict | None:
 
 def _owed(text: str) -> dict | None:
     """The command a rule says must run: `npm run lint`, "the tests", "lint", "prettier"."""
+    pattern = _owed_pattern(text)
+    if pattern and pattern.get("sub"):
+        # `go test ./api/...`: what it runs on is no part of it (any run of `go test` pays)
+        sub = [w for w in pattern["sub"] if "/" not in w and not w.startswith(".")]
+        pattern = {k: v for k, v in pattern.items() if k != "sub"} | ({"sub": sub} if sub else {})
+    return pattern
+
+
+def _owed_pattern(text: str) -> dict | None:
     raw = text.strip().strip(" .,")
     raw = re.sub(r"^(?:the\s+)?", "", raw, flags=re.I)
     raw = re.sub(
@@ -1093,11 +1168,11 @@ def _files_of(text: str) -> list[str] | None:
 
 
 def _after(text: str) -> dict | None:
-    m = _AFTER_RE.search(text) or _AFTER_LEAD_RE.search(text)
+    m = _AFTER_RE.search(text) or _AFTER_LEAD_RE.search(text) or _CHANGES_LEAD_RE.search(text)
     if not m:
         return None
     run = _owed(m.group("x"))
-    files = _files_of(m.group("y"))
+    files = _files_of(m.group("y")) if m.group("y") else None  # "after every change": any
     if not run:
         return None
     check: dict = {"kind": "after", "run": run}
