@@ -404,6 +404,23 @@ def test_where_is_answered_by_a_place_or_an_organisation_not_by_a_given_name():
     assert _typed(q, "Lena used to lead analytics at Harrow Mills.", people) == 1.0
 
 
+def test_a_given_name_inside_an_org_it_knows_is_no_person():
+    from vyre.ask.answer import _person_in, _typed
+    from vyre.ask.question import parse
+
+    people = {"birch": [("birch rowan partners", "org")], "tove": [("tove ekdahl", "person")]}
+    line = "Head of Design | Birch & Rowan Partners"  # an email signature's title line
+    assert not _person_in(line, people, set(), orgs=False)
+    assert _typed(parse("Who is the head of design?"), line, people) == 0.0
+    assert _person_in(
+        "Tove Ekdahl, Head of Design | Birch & Rowan Partners", people, set(), orgs=False
+    )
+    assert _person_in("ask Rowan Pike about it", people, set(), orgs=False)  # no org said here
+    # Florence after "in" is a place to a where-question, after "to" a person
+    where = parse("Where is the offsite?")
+    assert _typed(where, "The offsite is in Florence this year.", {}) == 1.0
+
+
 def test_a_rooms_own_name_goes_without_saying(tmp_path, vyre_home, monkeypatch):
     monkeypatch.setenv("VYRE_NOW", NOW)
     root = tmp_path / "projects"

@@ -860,21 +860,23 @@ def _person_in(sentence: str, people: Names, asked: set[str], *, orgs: bool) -> 
     the question does not: one the room's graph knows, or a given name and a surname."""
     ws = words(sentence)
     low = " ".join(fold(w) for w in ws)
+    in_orgs: set[str] = set()  # the words of orgs it names: "Ash" in "Keel & Ash" is no person
     for w in {fold(w) for w in ws}:
         for name, kind in people.get(w, ()):
-            if kind == "org" and not orgs:
+            if f" {name} " not in f" {low} ":
                 continue
-            if (
-                f" {name} " in f" {low} "
-                and name not in asked
-                and not any(name in a for a in asked)
-            ):
+            if kind == "org":
+                in_orgs.update(name.split())
+                if not orgs:
+                    continue
+            if name not in asked and not any(name in a for a in asked):
                 return True
     for i, w in enumerate(ws):
         if (
             w[:1].isupper()
             and is_given_name(w)
             and fold(w) not in asked
+            and fold(w) not in in_orgs
             and i + 1 < len(ws)
             and ws[i + 1][:1].isupper()
             and (i == 0 or ws[i - 1].casefold() not in _PLACE_WORDS)  # "a startup in Berlin"
