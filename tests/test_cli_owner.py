@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+KEEL = "/home/sam/work/keel-ash"
+
 
 def vyre(*args: str) -> str:
     """Run `vyre ARGS` with a terminal on stdin, outside Claude Code; returns stdout."""
@@ -44,6 +46,13 @@ def ids(text: str) -> list[int]:
     return [int(n) for n in re.findall(r"(?:correction|pin|mute|merge|split) (\d+):", text)]
 
 
+def works_at_harlow() -> str:
+    """Marcus Bell's works_at line in `memory about`, with its marks."""
+    about = vyre("memory", "about", "Marcus Bell", "--project", "harlow")
+    (line,) = [line for line in about.splitlines() if "Marcus Bell works at Harlow Legal" in line]
+    return line
+
+
 def test_the_whole_loop_of_decisions_from_the_cli(demo):
     conflicts = vyre("memory", "conflicts")
     assert conflicts.startswith("Same Dana Reyes?")
@@ -70,6 +79,7 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
         "left in September",
     )
     assert "correction 2: ended: Marcus Bell works_at Harlow Legal (at 2026-09-30)" in ended
+    assert "closed" in works_at_harlow()
 
     vyre(
         "memory",
@@ -89,14 +99,23 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
     about = vyre("memory", "about", "Priya", "--project", "keel-ash")
     assert "Priya Anand is the lead architect" in about and "your correction, today" in about
 
+    prompt = ("memory", "relevant", "Email Jonas Eberhardt about the plans", "--cwd", KEEL)
+    before = vyre(*prompt).splitlines()
+    assert before[0].startswith("- Jonas Eberhardt works at")  # the title ranks below it
+    assert any("jonas@keelash.com" in line for line in before)
     pinned = vyre("memory", "pin", "Jonas Eberhardt", "has_title", "studio director")
-    muted = vyre("memory", "mute", "Ledgerline Payments Ltd")
+    muted = vyre("memory", "mute", "Jonas Eberhardt", "has_address", "jonas@keelash.com")
     assert ids(pinned) == [4] and ids(muted) == [5]
+    after = vyre(*prompt).splitlines()
+    assert after[0].startswith("- Jonas Eberhardt is the studio director")  # pinned: first
+    assert not any("jonas@keelash.com" in line for line in after)  # muted: never in a prompt
+    assert any(line.startswith("- Jonas Eberhardt works at") for line in after)  # the rest stay
 
     listing = vyre("memory", "corrections")
     assert [int(line.split()[0]) for line in listing.splitlines()] == [1, 2, 3, 4, 5]
     undone = vyre("memory", "uncorrect", "2")
     assert undone.startswith("undid 2 (ended: Marcus Bell works_at Harlow Legal")
+    assert "closed" not in works_at_harlow()
     assert "undone today" in vyre("memory", "corrections")
     active = json.loads(vyre("memory", "corrections", "--json"))
     assert [c["id"] for c in active if c["undone"] is None] == [1, 3, 4, 5]
@@ -106,4 +125,7 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
     assert vyre("memory", "suggest-merges").strip() == "no merge candidates"
     merged = vyre("memory", "merge", "Marcus Bell", "Dana Reyes")  # any two people: reversible
     (mid,) = ids(merged)
+    assert "dana@harlow.law" in vyre("memory", "about", "Marcus Bell", "--project", "harlow")
     vyre("memory", "uncorrect", str(mid))
+    assert "dana@harlow.law" not in vyre("memory", "about", "Marcus Bell", "--project", "harlow")
+    assert "dana@harlow.law" in vyre("memory", "about", "Dana Reyes", "--project", "harlow")

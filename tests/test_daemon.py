@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -195,10 +196,18 @@ def test_two_clis_and_the_daemon_at_once(running, root):
         )
         for c in commands
     ]
+    outputs = []
     for p in procs:
-        _, err = p.communicate(timeout=60)
+        out, err = p.communicate(timeout=60)
         assert p.returncode == 0, (p.args, err)
         assert "Traceback" not in err
+        outputs.append(out)
+    facts, ingested, overview, why, added = outputs
+    assert any(f["subject"] == "Priya Anand" for f in json.loads(facts))
+    assert ingested.startswith("ingested ") and "skipped 0 lines" in ingested
+    assert overview.startswith("Memory (everything): ")
+    assert "Priya Anand" in why and "session" in why
+    assert "created project keel: folder /w/keel; derived " in added
     assert "keel" in call("check_room", {"room": "keel"}, caller="cli", home=running)
 
 
