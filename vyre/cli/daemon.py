@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
+from typing import cast
 
 import click
 
@@ -90,3 +91,44 @@ def mcp_command() -> None:
     from vyre.mcp.server import main
 
     main()
+
+
+@daemon.command()
+@click.option(
+    "--system",
+    type=click.Choice(["systemd", "launchd"]),
+    default=None,
+    help="Which service manager (default: launchd on macOS, else systemd).",
+)
+@click.option("--dry-run", is_flag=True, help="Show the file; write nothing.")
+@domain_errors
+def install(system: str | None, dry_run: bool) -> None:
+    """Start the daemon at login: write a systemd user unit or a launchd agent."""
+    from vyre.daemon import service
+
+    chosen = cast("service.System | None", system)
+    done = service.install(chosen, dry_run=dry_run)
+    if dry_run:
+        text = service.launchd_plist() if done.system == "launchd" else service.systemd_unit()
+        click.echo(f"would write {done.path}:\n")
+        click.echo(text.decode() if isinstance(text, bytes) else text)
+        return
+    said = "wrote" if done.changed else "already installed:"
+    click.echo(f"{said} {done.path}")
+    click.echo(f"turn it on (stopping a daemon started by hand first): {done.enable}")
+
+
+@daemon.command()
+@click.option("--system", type=click.Choice(["systemd", "launchd"]), default=None)
+@domain_errors
+def uninstall(system: str | None) -> None:
+    """Stop starting the daemon at login: remove the file `install` wrote."""
+    from vyre.daemon import service
+
+    removed = service.uninstall(cast("service.System | None", system))
+    if removed is None:
+        click.echo("no daemon unit installed")
+        return
+    path, stop = removed
+    click.echo(f"removed {path}")
+    click.echo(f"stop the one running now with: {stop}")
