@@ -244,3 +244,8 @@ def test_a_month_day_with_a_year_is_taken_as_written(said, year, month, day):
 def test_today_and_tomorrow(said):
     assert resolve("today", said) == said.date()
     assert resolve("tomorrow", said) == said.date() + timedelta(days=1)
+
+
+def test_february_29_out_of_reach_names_no_day():
+    # said on 1 January 1999: the next 29 February (2000) is over a year ahead
+    assert resolve("February 29", datetime(1999, 1, 1)) is None

@@ -123,14 +123,16 @@ def _month_day(text: str, said: datetime | None) -> date | None:
         if said is None:
             return None
         # the first such date no more than 30 days before the turn (across a new year too)
-        earliest = said.date() - timedelta(days=30)
+        # and within the year after it: "February 29" said in a year with no leap day ahead
+        # in reach names no day
+        earliest, latest = said.date() - timedelta(days=30), said.date() + timedelta(days=366)
         for year in (said.year - 1, said.year, said.year + 1):
             try:
                 candidate = date(year, month, day)
             except ValueError:
                 continue  # February 29 in a common year
             if candidate >= earliest:
-                return candidate
+                return candidate if candidate <= latest else None
         return None
     try:
         return date(year, month, day)
