@@ -141,7 +141,10 @@ def has(got: list, rel: str, subject: str, obj: str | None = None, rules=None) -
 
 
 def _cased(title_text: str, upper: bool) -> str:
-    return title_text.title() if upper and not title_text.isupper() else title_text
+    # a signature capitalises each word and keeps an acronym: "IT lead" -> "IT Lead", not "It Lead"
+    if not upper:
+        return title_text
+    return " ".join(w if w.isupper() else w.capitalize() for w in title_text.split())
 
 
 TITLE_FORMS = [
