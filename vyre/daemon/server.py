@@ -187,13 +187,19 @@ class Daemon:
                 self.wfile.flush()
 
         path = self.home / SOCKET_NAME
+        # bound and listening under a name of its own, then renamed into place: a client
+        # that sees the socket can always connect to it
+        for stale in self.home.glob(f".{SOCKET_NAME}.*"):  # one a crash left (we hold the lock)
+            stale.unlink(missing_ok=True)
+        born = self.home / f".{SOCKET_NAME}.{os.getpid()}"
         old = os.umask(0o177)  # the socket is born 0600: no window where others can connect
         try:
-            server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
+            server = socketserver.ThreadingUnixStreamServer(str(born), Handler)
         finally:
             os.umask(old)
         server.daemon_threads = True
-        os.chmod(path, 0o600)
+        os.chmod(born, 0o600)
+        os.replace(born, path)
         self._server = server
         threading.Thread(target=server.serve_forever, name="vyre-socket", daemon=True).start()
 
