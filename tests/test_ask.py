@@ -402,6 +402,10 @@ def test_where_is_answered_by_a_place_or_an_organisation_not_by_a_given_name():
     people = {"bo": [("bo lindqvist", "person")]}
     assert _typed(q, "Anything risky goes past Bo before it ships.", people) < 1.0
     assert _typed(q, "Lena used to lead analytics at Harrow Mills.", people) == 1.0
+    # a name the sentence does not place answers no where-question
+    based = parse("Where is Ostrander Instruments based?")
+    assert _typed(based, "I set up a Gradle build for Ostrander Instruments.", {}) < 0.5
+    assert _typed(based, "Ostrander Instruments is based in Tromsø.", {}) == 1.0
 
 
 def test_a_given_name_inside_an_org_it_knows_is_no_person():

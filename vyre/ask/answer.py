@@ -810,7 +810,12 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
             and not (is_given_name(w) and ws[i - 1].casefold() not in _IN_A_PLACE)
             and not any(k == "person" for _, k in people.get(fold(w), ()))
         ]
-        return 1.0 if caps else 0.6
+        # the place or org follows a word that places it ("based in Lyon", "works at Acme"):
+        # a name elsewhere in the sentence ("a Cargo workspace for ...") is no answer
+        placed = [
+            w for i, w in enumerate(ws[1:], 1) if w in caps and ws[i - 1].casefold() in _PLACE_WORDS
+        ]
+        return 1.0 if placed else 0.3
     if q.wh in ("which", "what"):
         dated = {fold(x) for m in DATES.finditer(sentence) for x in m.group(0).split()}
         specific = [
