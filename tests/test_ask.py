@@ -445,6 +445,29 @@ def test_a_rooms_own_name_goes_without_saying(tmp_path, vyre_home, monkeypatch):
         assert reply.sources[0].session == "fox"
 
 
+def test_a_recorded_decision_answers_a_choice_asked_in_other_words(
+    tmp_path, vyre_home, monkeypatch
+):
+    monkeypatch.setenv("VYRE_NOW", NOW)  # weeks after the decision: it still holds
+    root = tmp_path / "projects"
+    folder = "/home/sam/work/quillon"
+    t = Transcript(root, cwd=folder, session="q1", start="2026-08-01T09:00:00Z")
+    t.user("two options for the sync client. decided: kotlin client, we drop the swift one")
+    t.assistant("Understood. I'll set up the Gradle module for it.")
+    t.user("decided: valkey not redis for the cache, the licence matters")
+    t.write()
+    with Memory(vyre_home) as memory:
+        memory.project_add("quillon", "Quillon", [folder])
+        memory.ingest(root)
+        went = memory.ask(
+            "did we end up going with the kotlin client or the swift one?", cwd=folder
+        )
+        assert not went.abstained and "kotlin client" in went.answer, went.answer
+        cache = memory.ask("which cache store did we pick for quillon?", cwd=folder)
+        assert not cache.abstained and "valkey" in cache.answer, cache.answer
+        assert memory.ask("who maintains the swift app?", cwd=folder).abstained  # no choice asked
+
+
 def test_personal_facts_are_found_once_at_ingest_and_follow_their_turns(life):
     from vyre.ask import personal
 

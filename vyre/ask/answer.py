@@ -355,6 +355,12 @@ def _facts(
         return []
     rows = [r for r in view.rows if r.rel not in ("is", "mentioned_in") and r.status != "closed"]
     terms = set(q.terms)
+    # "which cache did we pick for <this project>?": the room's own name need not be said
+    implied = (
+        {stem(w) for w in _room_words(memory.ledger.projects(), room)}
+        if q.kind == "decision"
+        else set()
+    )
     employer: dict[str, set[str]] = {}
     for r in rows:
         if r.rel == "works_at":  # "the office manager at Harlow Legal": title and employer
@@ -362,7 +368,13 @@ def _facts(
     out = []
     for r in rows:  # the fit is read from labels; only a fitting row becomes a Fact
         score = _fact_fit(
-            r.subject_label, r.rel, r.object_label, q, terms, employer.get(r.subject, set())
+            r.subject_label,
+            r.rel,
+            r.object_label,
+            q,
+            terms,
+            employer.get(r.subject, set()),
+            implied=implied,
         )
         if score <= 0:
             continue
@@ -377,7 +389,9 @@ def _facts(
             _source(s.session, s.seq, "", s.quote, s.ts, titles, memory)
             for s in reversed(sources[-3:])
         ]
-        confidence = score * min(1.0, 0.6 + 0.4 * f.confidence) * max(f.fresh, 0.6)
+        # a decision holds until another replaces it: its age discounts it less
+        floor = 0.8 if r.rel == "decided" else 0.6
+        confidence = score * min(1.0, 0.6 + 0.4 * f.confidence) * max(f.fresh, floor)
         # a fact stands on its turns: its quote may be a clause of a longer turn
         turns = [
             memory.ledger.turn(x.session, x.seq) for x in srcs if x.session and x.seq is not None
@@ -394,12 +408,22 @@ def _fact_fit(
     q: Question,
     terms: set[str],
     employer: set[str],
+    *,
+    implied: set[str] | None = None,
 ) -> float:
     """How exactly a fact answers the question: every content word of the question must be
     a word of the fact (or the relation's own words), and the fact must hold the kind of
     thing asked for. 0 when it does not answer it."""
     subject = set(content(subject_label))
     obj = set(content(object_label))
+    if rel == "decided":
+        # "did we go with the rust decoder or the C one?": a decision the room recorded answers
+        # a decision question that names at least half of what it asks about
+        if q.kind != "decision":
+            return 0.0
+        about = terms - _DECIDED - ((implied or set()) - subject - obj)
+        shared = about & (subject | obj)
+        return 0.85 if shared and 2 * len(shared) >= len(about) else 0.0
     rel_words = _REL_WORDS.get(rel, set())
     fact_words = subject | obj | rel_words
     if rel in ("has_title", "has_address"):

@@ -188,7 +188,10 @@ def parse(text: str) -> Question:
     if wh == "how_many":  # "how many depots": the thing counted
         m = re.search(r"\bhow\s+many\s+([\w-]+)", low)
         head = (m.group(1),) if m else ()  # as written: "depots", not "depot managers"
-    return Question(text, key(text), wh, _kind(wh, terms, personal), terms, names, personal, head)
+    kind = _kind(wh, terms, personal)
+    if kind in ("who", "person") and _CHOSE.search(text):
+        kind = "decision"  # "did we end up going with X or Y?": a choice, said in other words
+    return Question(text, key(text), wh, kind, terms, names, personal, head)
 
 
 _HEAD = re.compile(
@@ -270,6 +273,12 @@ def _kind(wh: str, terms: tuple[str, ...], personal: tuple[str, str] | None) -> 
         return "who"
     return "person" if wh in ("what", "which") else "who"
 
+
+# a choice asked about in words no stem list holds: "go with", "went with", "ended up with"
+_CHOSE = re.compile(
+    r"\b(?:go|goes|going|gone|went)\s+with\b|\bend(?:ed|ing)?\s+up\s+(?:with|going|using|on)\b",
+    re.I,
+)
 
 DECISION = frozenset(
     stem(w)
