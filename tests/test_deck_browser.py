@@ -234,20 +234,7 @@ def test_the_live_server_refuses_host_origin_and_no_cookie(page, served):
 
 def test_passkey_registration_needs_the_terminal_code(page, served):
     deck, _ = served
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("WebAuthn.enable")
-    cdp.send(
-        "WebAuthn.addVirtualAuthenticator",
-        {
-            "options": {
-                "protocol": "ctap2",
-                "transport": "internal",
-                "hasResidentKey": True,
-                "hasUserVerification": True,
-                "isUserVerified": True,
-            }
-        },
-    )
+    _authenticator(page)
     page.goto(deck.base + "/passkey")
     assert page.get_by_role("button", name="Register a passkey").count() == 0
     page.goto(deck.base + "/passkey?code=made-up")

@@ -409,7 +409,7 @@ def _fact_fit(
     terms: set[str],
     employer: set[str],
     *,
-    implied: set[str] | None = None,
+    implied: frozenset[str] | set[str] = frozenset(),
 ) -> float:
     """How exactly a fact answers the question: every content word of the question must be
     a word of the fact (or the relation's own words), and the fact must hold the kind of
@@ -421,7 +421,7 @@ def _fact_fit(
         # a decision question that names at least half of what it asks about
         if q.kind != "decision":
             return 0.0
-        about = terms - _DECIDED - ((implied or set()) - subject - obj)
+        about = terms - _DECIDED - (implied - subject - obj)
         shared = about & (subject | obj)
         return 0.85 if shared and 2 * len(shared) >= len(about) else 0.0
     rel_words = _REL_WORDS.get(rel, set())
@@ -825,20 +825,17 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
         # nor a person's given name
         dated = {fold(x) for m in DATES.finditer(sentence) for x in m.group(0).split()}
         ws = words(sentence)
-        caps = [
-            w
-            for i, w in enumerate(ws[1:], 1)
-            if w[:1].isupper()
+        # the place or org follows a word that places it ("based in Lyon", "works at Acme"):
+        # a name elsewhere in the sentence ("a Cargo workspace for ...") is no answer
+        placed = any(
+            w[:1].isupper()
+            and ws[i - 1].casefold() in _PLACE_WORDS
             and fold(w) not in asked
             and fold(w) not in dated
             and not (is_given_name(w) and ws[i - 1].casefold() not in _IN_A_PLACE)
             and not any(k == "person" for _, k in people.get(fold(w), ()))
-        ]
-        # the place or org follows a word that places it ("based in Lyon", "works at Acme"):
-        # a name elsewhere in the sentence ("a Cargo workspace for ...") is no answer
-        placed = [
-            w for i, w in enumerate(ws[1:], 1) if w in caps and ws[i - 1].casefold() in _PLACE_WORDS
-        ]
+            for i, w in enumerate(ws[1:], 1)
+        )
         return 1.0 if placed else 0.3
     if q.wh in ("which", "what"):
         dated = {fold(x) for m in DATES.finditer(sentence) for x in m.group(0).split()}

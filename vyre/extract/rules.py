@@ -867,50 +867,29 @@ def _person_relations(p: Prose, persons: list[Span], orgs: list[Span], out: list
         if len(label.split()) < 2:
             continue
         before = text[max(0, start - 80) : start]
-        m = _titled(before, _TITLE_BEFORE_ORG)
-        if m and _good_title(m.group("title")):
-            org = _clean_org(m.group("org"))
+        for pattern, rule in (
+            (_TITLE_BEFORE_ORG, "has_title.preceding"),
+            (_TITLE_NAMED, "has_title.named"),
+            (_TITLE_BEFORE, "has_title.preceding"),
+        ):
+            m = _titled(before, pattern)
+            if not (m and _good_title(m.group("title"))):
+                continue
             quote = p.quote(start - len(m.group(0)), end)
-            out.append(
-                (
-                    "has_title.preceding",
-                    label,
-                    "person",
-                    "has_title",
-                    _title(m.group("title")),
-                    "value",
-                    quote,
-                )
-            )
+            title = _title(m.group("title"))
+            out.append((rule, label, "person", "has_title", title, "value", quote))
+            org = None
+            if pattern is _TITLE_BEFORE_ORG:
+                org = _clean_org(m.group("org"))
+            elif pattern is _TITLE_NAMED:
+                org = _clean_org(m.group("org"), last=True)
+                # "Brandt Joinery's CFO is ...", "Acme Ltd's ...", never a lone name ("Rex's vet")
+                if org and not _looks_like_org(org, loose=" " in org):
+                    org = None
             if org:
                 out.append(("works_at.possessive", label, "person", "works_at", org, "org", quote))
                 out.append(_is("org.context", org, "org", quote))
-            continue
-        m = _titled(before, _TITLE_NAMED)
-        if m and _good_title(m.group("title")):
-            quote = p.quote(start - len(m.group(0)), end)
-            title = _title(m.group("title"))
-            out.append(("has_title.named", label, "person", "has_title", title, "value", quote))
-            org = _clean_org(m.group("org"), last=True)
-            # "Brandt Joinery's CFO is ...", "Acme Ltd's ...", never a lone name ("Rex's vet")
-            if org and _looks_like_org(org, loose=" " in org):
-                out.append(("works_at.possessive", label, "person", "works_at", org, "org", quote))
-                out.append(_is("org.context", org, "org", quote))
-            continue
-        m = _titled(before, _TITLE_BEFORE)
-        if m and _good_title(m.group("title")):
-            quote = p.quote(start - len(m.group(0)), end)
-            out.append(
-                (
-                    "has_title.preceding",
-                    label,
-                    "person",
-                    "has_title",
-                    _title(m.group("title")),
-                    "value",
-                    quote,
-                )
-            )
+            break
     _signatures(p, persons, out)
     _pronouns(p, persons, orgs, out)
     _nicknames(p, persons, out)

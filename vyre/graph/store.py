@@ -333,27 +333,33 @@ class GraphStore:
     ) -> list[FactRow]:
         """Fact rows, of one room or of every room; only relations `rels` when given;
         without the (many) mentioned_in rows when `mentions` is False."""
-        out: list[FactRow] = []
-        for name in [room] if room is not None else self.rooms():
-            with self.reading(name) as engine:
-                if engine is None:
-                    continue
-                where, params = _where("f", name, rels, mentions)
-                query = f"MATCH (s:Entity)-[f:FACT]->(o:Entity){where} RETURN {_FACT_RETURN}"
-                out += _rows(engine.arrow(query, params), FactRow)
-        return out
+        match = "MATCH (s:Entity)-[f:FACT]->(o:Entity)"
+        return self._each_room(room, "f", match, _FACT_RETURN, FactRow, rels, mentions)
 
     def evidence(
         self, room: str | None = None, *, rels: Iterable[str] | None = None, mentions: bool = True
     ) -> list[EvidenceRow]:
-        out: list[EvidenceRow] = []
+        match = "MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn)"
+        return self._each_room(room, "e", match, _EVIDENCE_RETURN, EvidenceRow, rels, mentions)
+
+    def _each_room(
+        self,
+        room: str | None,
+        alias: str,
+        match: str,
+        returned: str,
+        model: type,
+        rels: Iterable[str] | None,
+        mentions: bool,
+    ) -> list:
+        """One query's rows from one room's file, or from every room's in turn."""
+        out: list = []
         for name in [room] if room is not None else self.rooms():
             with self.reading(name) as engine:
                 if engine is None:
                     continue
-                where, params = _where("e", name, rels, mentions)
-                query = f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn){where} RETURN {_EVIDENCE_RETURN}"
-                out += _rows(engine.arrow(query, params), EvidenceRow)
+                where, params = _where(alias, name, rels, mentions)
+                out += _rows(engine.arrow(f"{match}{where} RETURN {returned}", params), model)
         return out
 
     def dump(self) -> list[tuple]:
