@@ -185,6 +185,102 @@ def test_incremental_ingest_adds_only_new_turns_with_seq_as_line_index(root, tmp
     assert incremental == clean_run(root, tmp_path / "clean")
 
 
+def _age(path: Path, seconds: float = 3600) -> None:
+    """Date a file's modification time back, as a home's old sessions are."""
+    old = time.time() - seconds
+    import os
+
+    os.utime(path, (old, old))
+
+
+def _opens(monkeypatch) -> list[Path]:
+    opened: list[Path] = []
+    real = INGEST._open_regular
+
+    def counting(path):
+        opened.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(INGEST, "_open_regular", counting)
+    return opened
+
+
+def test_a_scan_opens_only_the_files_that_changed(root, tmp_path, monkeypatch):
+    paths, sessions = [], []
+    for n in range(5):
+        t = transcript(root, f"s{n}")
+        t.user(f"Session {n}: {PRIYA}")
+        paths.append(t.write())
+        sessions.append(t)
+        _age(paths[-1])
+    with Memory() as memory:
+        memory.ingest(root)
+        opened = _opens(monkeypatch)
+        memory.ingest(root)  # the times were recorded when the files were read
+        assert opened == []
+
+        append_lines(paths[2], [sessions[2].user(TOMAS).lines()[-1]])
+        report = memory.ingest(root).report
+        assert opened == [paths[2]]
+        assert (report.read, report.turns) == (1, 1)
+
+        opened.clear()
+        memory.ingest(root)  # s2 was written just now: opened until its time settles
+        assert opened == [paths[2]]
+        _age(paths[2])
+        opened.clear()
+        memory.ingest(root)
+        memory.ingest(root)
+        assert opened == [paths[2]]  # once, to record its settled time
+        scanned = snapshot(memory)
+    assert scanned == clean_run(root, tmp_path / "clean")
+
+
+def test_the_listing_is_what_rglob_finds_in_its_order(root, tmp_path):
+    """`transcript_files` reads folder entries' types instead of a stat per file: it must
+    list exactly the files `rglob` does, in the same order (names with '-' and '.' sort
+    differently as strings than as paths)."""
+    for name in [
+        "a/s1.jsonl",
+        "a-b/s2.jsonl",
+        "a.b/s3.jsonl",
+        "a/s1/subagents/agent-x.jsonl",
+        "a/.hidden.jsonl",
+        "top.jsonl",
+        "a/notes.txt",
+        "dir.jsonl/inner.jsonl",
+    ]:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.jsonl").write_text("{}\n")
+    (root / "linked").symlink_to(outside)  # pathlib does not enter symlinked folders
+    (root / "a" / "link.jsonl").symlink_to(root / "top.jsonl")
+    expected = sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+    assert INGEST.transcript_files(root) == expected
+    assert len(expected) == 8
+
+
+def test_a_rewrite_that_keeps_size_and_time_is_still_seen_while_the_time_is_fresh(root):
+    """A timestamp is as coarse as the kernel's tick: a file rewritten within it keeps its
+    time, so a time younger than the settle window is never trusted."""
+    t = transcript(root)
+    t.user(PRIYA)
+    path = t.write()
+    with Memory() as memory:
+        memory.ingest(root)
+        before = path.stat()
+        path.write_bytes(path.read_bytes().replace(b"Priya Anand", b"Priya Anant"))
+        import os
+
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert path.stat().st_size == before.st_size
+        memory.ingest(root)
+        assert any(m[3] == "Priya Anant" for m in mentions(memory, "s1"))
+
+
 # -- 2. unfinished last lines ---------------------------------------------------------------
 
 

@@ -168,7 +168,7 @@ class GraphStore:
         inputs = sorted(inputs, key=lambda i: i.room)
         facts = rows.facts + [f for i in inputs for f in i.facts]
         evidence = rows.evidence + [e for i in inputs for e in i.evidence]
-        _one_kind_per_entity(facts)
+        one_kind_per_entity(facts)
 
         def fill(engine: Engine) -> None:
             _load_rows(engine, facts, evidence)
@@ -435,7 +435,7 @@ def _state(engine: Engine, room: str) -> RoomState:
     return RoomState(digest[0][0] if digest else "", int(facts[0][0]), int(evidence[0][0]))
 
 
-def _one_kind_per_entity(facts: list[FactRow]) -> None:
+def one_kind_per_entity(facts: list[FactRow]) -> None:
     """An entity node has one kind: give every row the kind its entity is written with (the
     first it is seen with), so rows held in memory equal the rows read back from the file."""
     kinds: dict[str, str] = {}

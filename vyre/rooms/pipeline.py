@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from vyre.extract import RULES_VERSION
-from vyre.graph import GraphError, GraphStore, MainInput, RoomRows
+from vyre.graph import GraphError, GraphStore, MainInput, RoomRows, one_kind_per_entity
 from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
 from vyre.models import DeriveReport
@@ -85,8 +85,8 @@ def derive(
     """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
 
     The daemon derives rooms at once and the main graph a moment later: prompts read rooms.
-    `written(rows)` is told of each room as its file is in place (an empty one when dropped),
-    so a reader can serve the new rows without reading them back.
+    `written(rows)` is told of each room's rows just before its file is written (an empty one
+    when dropped), so a reader serves the new rows at once and never reads them back.
     """
     digests, by_room, membership = plan(ledger, settings)
     record = graph_rooms.recorded(ledger)
@@ -159,8 +159,12 @@ def _write(
     written: Callable[[RoomRows], None] | None,
     inputs: Iterable[MainInput] = (),
 ) -> None:
+    # Readers are given the rows before the file is written: they are a function of the
+    # committed ledger, and a new line is visible without waiting for the engine's write.
+    # The ledger records the room only once its file is in place.
+    one_kind_per_entity(rows.facts)
+    if written:
+        written(rows)
     stamp = store.replace_room(rows, inputs)
     row = graph_rooms.Record(rows.digest, len(rows.facts), len(rows.evidence), stamp)
     graph_rooms.record(ledger, rows.room, row)
-    if written:
-        written(rows)

@@ -11,6 +11,9 @@ What must stay true:
 - Every line is read or skipped on its own (`lines.py`: the path from bytes to turns is
   total): a bad line is counted with its reason and never stops its file, its batch or the
   files after it. Only a regular file is opened (a FIFO named `*.jsonl` would block).
+- A scan costs a stat per unchanged file: one that is the file read before (device,
+  inode), read to its end, with the size and modification time it was left with (a time
+  older than `SETTLE_NS` when recorded) is not opened. Any other file is opened and checked.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +38,7 @@ HEAD_BYTES = 256
 TAIL_BYTES = 256  # fingerprinted just before the offset: a rewrite that kept the head shows
 BATCH_FILES = 200
 BATCH_BYTES = 32 << 20
+SETTLE_NS = 2_000_000_000
 
 # extract(draft, session_id) -> mention rows (rule, subject, subject_kind, rel, object,
 # object_kind, quote); the ingest adds session, seq and ts.
@@ -42,7 +47,33 @@ Extractor = Callable[[Draft], list[tuple]]
 
 def transcript_files(root: Path) -> list[Path]:
     """Every transcript under root: sessions, `agent-*.jsonl` beside them, and subagents."""
-    return sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+    return [Path(p) for p in _listing(root)]
+
+
+def _listing(root: Path) -> list[str]:
+    """The files `root.rglob("*.jsonl")` finds (symlinked folders are not entered), in its
+    order, as strings: listed from the folder entries' types, not a stat per file."""
+    found: list[str] = []
+    folders = [str(root)]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir() and not entry.is_symlink():
+                    folders.append(entry.path)
+                elif entry.name.endswith(".jsonl") and entry.is_file():
+                    found.append(entry.path)
+            except OSError:
+                continue
+    return sorted(found, key=_path_order)
+
+
+def _path_order(path: str) -> list[str]:
+    return path.split(os.sep)
 
 
 def session_key(path: Path) -> tuple[str, str | None]:
@@ -67,12 +98,14 @@ def ingest(
     # Real paths: a relative root or a symlinked home names the files it named before.
     real = Path(os.path.realpath(given))
     if paths is None:
-        files = transcript_files(real)
+        files = _listing(real)
     else:
-        files = sorted({_real_path(p, given, real) for p in paths})
+        files = sorted({str(_real_path(p, given, real)) for p in paths}, key=_path_order)
     report = IngestReport()
     report.files = len(files)
-    pending = list(files)
+    pending = _changed(ledger, files)
+    if progress and len(pending) < len(files):
+        progress(len(files) - len(pending))
     while pending:
         # Files land in batches: one transaction per batch keeps commits cheap, and a crash
         # rolls a whole batch back (rows and offsets together), so nothing is half-read.
@@ -113,9 +146,12 @@ class _State:
     ino: int | None = None
     tail: str = ""
     tail_len: int = 0
+    mtime_ns: int | None = None  # when it was read to `offset` (None: not known yet)
 
 
-_STATE = "path, session, offset, lines, head, head_len, open_end, dev, ino, tail, tail_len"
+_STATE = (
+    "path, session, offset, lines, head, head_len, open_end, dev, ino, tail, tail_len, mtime_ns"
+)
 _ALIAS = _State("", "")  # this path names a file already read under another path
 
 
@@ -158,6 +194,8 @@ def _ingest_file(
             ):
                 _note_identity(db, f, state, st)
             if size == state.offset:
+                if state.mtime_ns is None or state.mtime_ns != st.st_mtime_ns:
+                    db.execute("UPDATE files SET mtime_ns = ? WHERE path = ?", (_settled(st), key))
                 return 0
             f.seek(state.offset)
             data = f.read(size - state.offset)
@@ -219,11 +257,12 @@ def _read_new(
         tail_hash, tail_len = _tail(f, end)
     st = os.fstat(f.fileno())
     db.execute(
-        f"INSERT INTO files ({_STATE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        f"INSERT INTO files ({_STATE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (path) DO UPDATE SET "
         "offset = excluded.offset, lines = excluded.lines, head = excluded.head, "
         "head_len = excluded.head_len, open_end = excluded.open_end, dev = excluded.dev, "
-        "ino = excluded.ino, tail = excluded.tail, tail_len = excluded.tail_len",
+        "ino = excluded.ino, tail = excluded.tail, tail_len = excluded.tail_len, "
+        "mtime_ns = excluded.mtime_ns",
         (
             key,
             session,
@@ -236,10 +275,45 @@ def _read_new(
             st.st_ino,
             tail_hash,
             tail_len,
+            _settled(st) if st.st_size == end else None,
         ),
     )
     report.sessions.add(session)
     return len(data)
+
+
+def _changed(ledger: Ledger, files: list[str]) -> list[Path]:
+    """The files to open: all but those a stat shows are as they were left. Judged outside
+    the batches' transactions: a row another process writes meanwhile only ever records a
+    file read further, so a file unchanged since the row read here has nothing new."""
+    left = "SELECT path, dev, ino, offset, mtime_ns FROM files WHERE mtime_ns IS NOT NULL"
+    if len(files) > 2000:  # most of the home: one pass over the table beats lookups
+        known = {row[0]: row[1:] for row in ledger.db.execute(left)}
+    else:
+        known = {}
+        for start in range(0, len(files), 500):
+            chunk = files[start : start + 500]
+            where = f" AND path IN ({','.join('?' * len(chunk))})"
+            known.update((row[0], row[1:]) for row in ledger.db.execute(left + where, chunk))
+    return [Path(p) for p in files if (k := known.get(p)) is None or not _unchanged(p, k)]
+
+
+def _unchanged(path: str, left: tuple[int, int, int, int]) -> bool:
+    """Whether a file is as it was left (device, inode, size, modification time), by one
+    stat. Anything else is opened and looked at."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == left
+
+
+def _settled(st: os.stat_result) -> int | None:
+    """The file's modification time, once it is old enough to be trusted: timestamps are as
+    coarse as the kernel's tick, so a file rewritten within a tick of its last write keeps its
+    time; one written less than `SETTLE_NS` ago is opened again at the next scan (git's
+    "racily clean" rule). Live sessions are the few files this leaves to open."""
+    return st.st_mtime_ns if time.time_ns() - st.st_mtime_ns > SETTLE_NS else None
 
 
 def _states(db: sqlite3.Connection, paths: list[Path]) -> dict[str, _State]:
