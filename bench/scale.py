@@ -11,6 +11,12 @@ one built already, which is only read and copied):
   ask for it over the socket: how long until the new line is visible (target ≤ 1 s p95) and
   how many hooks came back empty (target 0 %).
 
+Every transcript is dated a day back first (a real home is mostly old files), and a copied
+home ingests once untimed (it meets its transcripts at new paths). Each figure is printed
+beside the `scale` entry of bench/baseline.json and its target; it fails on a missed hard
+target (a new line over 1 s p95, any empty hook) or a figure over `--slack` worse than a
+baseline of the same number of sessions.
+
 Heavy: run it with `nice -n 19`, on a corpus generated once under /tmp.
 
 Usage: python bench/scale.py [--sessions 2000] [--home H --root R] [--idle 30] [--appends 20]
@@ -33,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import corpus
-from common import p95, verdict
+from common import baseline, p95, verdict
 
 from tests.transcript import Transcript
 from vyre.daemon.protocol import DaemonUnavailable, call
@@ -78,6 +84,7 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=30.0)
     ap.add_argument("--appends", type=int, default=20)
     ap.add_argument("--skip-derive", action="store_true")
+    ap.add_argument("--slack", type=float, default=0.5, help="Allowed worsening (x) vs baseline.")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vyre-scale-"))
     root, home = work / "claude" / "projects", work / "home"
@@ -88,16 +95,19 @@ def main() -> int:
             shutil.copytree(args.root, root)
         else:
             corpus.generate(root, sessions=args.sessions, projects=30)
+        old = time.time() - 86400  # a real ~/.claude/projects is mostly old files
+        for path in root.rglob("*.jsonl"):
+            os.utime(path, (old, old))
         if args.home:
             shutil.copytree(args.home, home, ignore=shutil.ignore_patterns("daemon.*", "*.sock"))
-        else:
-            run_py(
-                "from vyre.api import Memory\nm = Memory()\n"
+        build = "from vyre.api import Memory\nm = Memory()\n"
+        if not args.home:
+            build += (
                 "for n in range(1, 31):\n"
                 "    m.project_add(f'p{n:02d}', f'p{n:02d}', [f'/home/bench/work/p{n:02d}'])\n"
-                f"m.ingest({str(root)!r})\nm.close()",
-                env,
             )
+        # a copied home meets its transcripts at new paths: that first ingest settles them
+        run_py(build + f"m.ingest({str(root)!r})\nm.close()", env)
         records = run_py(
             "from vyre.api import Memory\nm = Memory()\n"
             "print('RECORDS', m.ledger.db.execute('SELECT count(*) FROM turns').fetchone()[0])",
@@ -125,37 +135,78 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(figures, indent=2))
-    d = figures["daemon"]
-    lines = [
+    return report(figures, baseline("scale") or {}, args.slack)
+
+
+def report(figures: dict, base: dict, slack: float) -> int:
+    """Each figure beside its baseline and its target; fails on a missed hard target (a new
+    line over 1 s p95, an empty prompt hook) or a figure `slack` worse than the baseline of
+    a home of the same size."""
+    d, b = figures["daemon"], base.get("daemon", {})
+    same = base.get("sessions") == figures["sessions"]
+    print(
+        f"{figures['sessions']:,} sessions, {figures['turns']:,} turns; baseline: "
+        f"{base.get('sessions', 0):,} sessions{'' if same else ' (another size: not compared)'}"
+    )
+    rows = [  # what, now, baseline, unit, target, lower is better
+        (
+            "derive --all",
+            figures.get("derive_all", {}).get("s"),
+            base.get("derive_all", {}).get("s"),
+            "s",
+            "",
+        ),
         (
             "derive --all peak RSS",
-            f"{figures.get('derive_all', {}).get('peak_rss_mib')} MiB",
+            figures.get("derive_all", {}).get("peak_rss_mib"),
+            base.get("derive_all", {}).get("peak_rss_mib"),
+            "MiB",
             "≤ 1024 MiB at 5 M records",
         ),
         (
             "ingest after one new session",
-            f"{figures['ingest_one_session']['s']} s",
+            figures["ingest_one_session"]["s"],
+            base.get("ingest_one_session_s"),
+            "s",
             "≤ 1 s at 30k sessions",
         ),
-        ("daemon RSS idle", f"{d['rss_mib']:.0f} MiB", "≤ 500 MiB at 30k"),
-        ("daemon CPU idle", f"{d['idle_cpu_pct']:.2f} %", "≤ 1 % at 30k"),
+        ("daemon RSS idle", d["rss_mib"], b.get("rss_mib"), "MiB", "≤ 500 MiB at 30k"),
+        ("daemon CPU idle", d["idle_cpu_pct"], b.get("idle_cpu_pct"), "%", "≤ 1 % at 30k"),
         (
-            "new line visible p50 / p95",
-            f"{d['visible_s']['p50']} / {d['visible_s']['p95']} s",
-            "≤ 1 s p95 at 30k",
+            "new line visible p50",
+            d["visible_s"]["p50"],
+            b.get("visible_s", {}).get("p50"),
+            "s",
+            "",
         ),
-        ("prompt hooks empty under writes", f"{d['empty_hooks_pct']:.1f} %", "0 %"),
+        (
+            "new line visible p95",
+            d["visible_s"]["p95"],
+            b.get("visible_s", {}).get("p95"),
+            "s",
+            "≤ 1 s at 30k",
+        ),
+        (
+            "prompt hooks empty under writes",
+            d["empty_hooks_pct"],
+            b.get("empty_hooks_pct"),
+            "%",
+            "0 %",
+        ),
     ]
-    for what, figure, target in lines:
-        print(f"{what:34} {figure:>16}   target {target}")
     ok = d["empty_hooks_pct"] == 0 and d["visible_s"]["p95"] <= 1.0
+    print(f"{'':34} {'now':>10} {'baseline':>10}   target")
+    for what, now, was, unit, target in rows:
+        shown = "-" if now is None else f"{now:g} {unit}"
+        kept = "-" if was is None else f"{was:g} {unit}"
+        worse = same and now is not None and was and now > was * (1 + slack) and now - was > 0.1
+        ok = ok and not worse
+        flag = "   WORSE than baseline" if worse else ""
+        print(f"{what:34} {shown:>10} {kept:>10}   {target or '-'}{flag}")
     return verdict(ok)
 
 
 def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
-    old = time.time() - 86400  # a real ~/.claude/projects is mostly old files
-    for path in root.rglob("*.jsonl"):
-        os.utime(path, (old, old))
     proc = subprocess.Popen([PY, "-m", "vyre.daemon", "run"], env=env)
     try:
         while True:

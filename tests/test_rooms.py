@@ -402,3 +402,30 @@ def test_preferences_and_decisions_are_on_and_each_can_be_turned_off(tmp_path, v
     assert memory.derive().rooms == ["unfiled"]  # a setting is an input of every room
     assert not {r for _, r, _ in keys(memory, "unfiled")} & {"prefers", "decided"}
     memory.close()
+
+
+def test_deriving_after_each_append_gives_the_rows_of_one_derive_from_nothing(tmp_path):
+    """Incremental work is only a shortcut: a home that read the world's transcripts in
+    three goes (every room and the main graph derived after each) holds the same graph as
+    a home that read them once (the rooms' digests aside: they count each session's reads)."""
+    grown = tmp_path / "grown"
+    shutil.copytree(WORLD, grown)
+    files = sorted((grown / "transcripts").rglob("*.jsonl"))
+    whole = {path: path.read_bytes().splitlines(keepends=True) for path in files}
+    for path, lines in whole.items():
+        path.write_bytes(b"".join(lines[: max(1, len(lines) // 3)]))
+    memory = build(grown, tmp_path / "home-grown")
+    try:
+        for step in (2, 3):
+            for path, lines in whole.items():
+                path.write_bytes(b"".join(lines[: max(1, len(lines) * step // 3)]))
+            derived = memory.ingest(grown / "transcripts").derived
+            assert derived.rooms and not derived.main_stale
+        incremental = [row for row in memory.store.dump() if row[0] != "room"]
+    finally:
+        memory.close()
+    scratch = build(WORLD, tmp_path / "home-scratch")
+    try:
+        assert incremental == [row for row in scratch.store.dump() if row[0] != "room"]
+    finally:
+        scratch.close()
