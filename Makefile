@@ -1,6 +1,8 @@
 # The two entry points a new machine needs: `make demo` and `make test`.
 # Both create the virtual environment on first use. `make test` is what CI runs: ruff,
-# mypy (clean on vyre/, settings in pyproject.toml) and pytest.
+# mypy (clean on vyre/, settings in pyproject.toml) and pytest on every core (each module's
+# tests stay on one worker, so a module's shared fixture is built once; the slowest modules
+# go first, in the order tests/conftest.py gives them).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,7 +20,7 @@ demo: $(BIN)/vyre
 test: $(BIN)/vyre browser
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadscope --no-loadscope-reorder
 
 lint: $(BIN)/vyre
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -12,8 +12,17 @@ Fixtures to reuse (they keep the suite fast: please use them rather than buildin
   read what you wrote by your own session ids, or use `world_home` and a daemon of your own.
 - `world_now`: the world's "now" as text.
 
+- `built_homes` (`BuiltHomes`): every home `vyre.evaluate.memory.build` makes is built once
+  per session (per worker under xdist) and copied after that, keyed by what built it. It is
+  patched in for the whole session, so `vyre eval memory` and the ask and recall scorers
+  share the builds too.
+
 Tests that need a different world build it from `tests/transcript.py` (small, fast), or call
 `vyre.evaluate.memory.build` on a folder of their own.
+
+The suite runs in parallel (`make test`: `-n auto --dist loadscope`): a test may rely on
+nothing another test did, and uses its own home, ports from the OS and temp paths under
+`tmp_path`.
 
 Tests that read `../shared` call `require_shared(path)`: a skip when it is missing, but a
 failure under CI=true (CI always has it).
@@ -21,9 +30,11 @@ failure under CI=true (CI always has it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +49,47 @@ SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpora" / "claude-code"
 JUNIPER = SHARED / "worlds" / "juniper"  # a world by another author: gated, never tuned to
 CLEARED = ("VYRE_NOW", "CLAUDECODE", "VYRE_GRAPH_ENGINE", "CLAUDE_PROJECT_DIR")
+RAM_DISK, RAM_DISK_ROOM = Path("/dev/shm"), 2 << 30
+# The slowest modules, slowest first (measured with --durations). `make test` keeps each
+# module on one worker (--dist loadscope) and hands them out in this order: a slow module
+# handed out last would run on alone while the other workers sit idle.
+SLOWEST_FIRST = (
+    "test_corrections",
+    "test_eval_gate",
+    "test_learn_eval",
+    "test_cli_owner",
+    "test_reliability",
+    "test_daemon",
+    "test_cli",
+    "test_cli_fast",
+    "test_recall_eval",
+    "test_graph_health",
+    "test_deck_browser",
+    "test_ask",
+)
+
+
+def _temp_on_a_ram_disk() -> None:
+    """Temp homes on a RAM disk when there is one with room and no TMPDIR was chosen: every
+    derive writes and syncs each room's graph file, and a sync on tmpfs costs no waiting (the
+    suite writes ~4 GB of small files). The daemons and CLIs it starts inherit TMPDIR."""
+    if os.environ.get("TMPDIR"):
+        return
+    try:
+        disk = os.statvfs(RAM_DISK)
+    except OSError:
+        return
+    if disk.f_bavail * disk.f_frsize < RAM_DISK_ROOM or not os.access(RAM_DISK, os.W_OK):
+        return
+    os.environ["TMPDIR"] = tempfile.tempdir = str(RAM_DISK)
+
+
+_temp_on_a_ram_disk()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: else as found
 
 
 def require_shared(path: Path) -> Path:
@@ -65,6 +117,9 @@ def _session_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Session and module fixtures run before `isolated`: they get throwaway homes too."""
     with pytest.MonkeyPatch.context() as mp:
         _point_homes_at(mp, tmp_path_factory.mktemp("session"))
+        # one gazetteer cache for every home and every process the suite starts (each would
+        # otherwise scan 22 MB of names again, ~1 s of CPU per daemon or CLI run)
+        mp.setenv("VYRE_CACHE", str(tmp_path_factory.mktemp("cache")))
         yield
 
 
@@ -90,16 +145,66 @@ def copy_home(template: Path, target: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="session")
-def world_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled world built once per session. Never write here: copy it (`world_home`)."""
-    from vyre.evaluate.memory import build
+class BuiltHomes:
+    """Homes built by `vyre.evaluate.memory.build` once per session, keyed by what built them
+    (the world's folder and the bytes of its files, the graph engine, the settings in force);
+    every later build of the same is a copy of the first (~50 ms where a build is ~1.7 s).
+    The session patches it in for `build`, so the eval scorers (`score`, `vyre eval ...`,
+    the recall worlds) share the builds too: what they score is the same home."""
 
-    home = tmp_path_factory.mktemp("world-template") / "vyre"
+    def __init__(self, root: Path) -> None:
+        from vyre.evaluate import memory
+
+        self.root, self._build = root, memory.build
+        self._homes: dict[str, Path] = {}
+
+    def template(self, world: Path, engine: str | None = None) -> Path:
+        """The home built once from `world`; never write there (copy it)."""
+        key = self._key(world, engine)
+        if key not in self._homes:
+            home = self.root / key[:16] / "vyre"
+            self._build(world, home, engine).close()
+            self._homes[key] = home
+        return self._homes[key]
+
+    def build(self, world: Path, home: Path, engine: str | None = None) -> Memory:
+        """`vyre.evaluate.memory.build`, from the session's copy when it has one."""
+        home = Path(home)
+        if home.exists() and any(p.name != "settings.json" for p in home.iterdir()):
+            return self._build(world, home, engine)  # not a fresh home: build for real
+        copy_home(self.template(world, engine), home)
+        return Memory(home, engine=engine)
+
+    @staticmethod
+    def _key(world: Path, engine: str | None) -> str:
+        from vyre import config
+        from vyre.graph.engine import engine_name
+
+        world = Path(world).resolve()
+        digest = hashlib.sha256(f"{world}\0{engine or engine_name()}\0".encode())
+        digest.update(json.dumps(config.settings(), sort_keys=True, default=str).encode())
+        for path in sorted(p for p in world.rglob("*") if p.is_file()):
+            digest.update(f"\0{path.relative_to(world)}\0".encode() + path.read_bytes())
+        return digest.hexdigest()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def built_homes(
+    tmp_path_factory: pytest.TempPathFactory, _session_homes: None
+) -> Iterator[BuiltHomes]:
+    from vyre.evaluate import ask, memory
+
+    built = BuiltHomes(tmp_path_factory.mktemp("built"))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("VYRE_HOME", str(home))
-        build(WORLD, home).close()
-    return home
+        mp.setattr(memory, "build", built.build)
+        mp.setattr(ask, "build", built.build)
+        yield built
+
+
+@pytest.fixture(scope="session")
+def world_template(built_homes: BuiltHomes) -> Path:
+    """The bundled world built once per session. Never write here: copy it (`world_home`)."""
+    return built_homes.template(WORLD)
 
 
 @pytest.fixture

@@ -7,24 +7,14 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from tests.conftest import WORLD
 from vyre.api import Memory
 from vyre.deck.app import TEMPLATES, create_app
 from vyre.deck.passkey import Passkeys
 from vyre.deck.security import Gate
 from vyre.deck.views import Backend, routes
-from vyre.evaluate.memory import build
 
 PORT = 47222
 BASE = f"http://localhost:{PORT}"
-
-
-def built_home(cache: Path) -> Path:
-    """The demo world built once into `cache` (tests copy it: copying costs milliseconds)."""
-    home = cache / "world-home"
-    if not home.exists():
-        build(WORLD, home).close()
-    return home
 
 
 def copy_home(source: Path, target: Path) -> Path:

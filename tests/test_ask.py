@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import WORLD
+from tests.conftest import copy_home
 from tests.transcript import Transcript
 from vyre.api import Memory
 from vyre.ask import readers
@@ -16,7 +16,6 @@ from vyre.ask.personal import facts_in
 from vyre.ask.reply import AskSource
 from vyre.cli.main import cli
 from vyre.errors import CorrectionError, OwnerOnly
-from vyre.evaluate.memory import build
 
 NOW = "2026-10-01T12:00:00Z"
 HOME_DIR = "/home/sam"
@@ -205,10 +204,8 @@ def test_a_fake_reader_registers_through_the_same_interface_and_is_checked(life,
 
 
 @pytest.fixture(scope="module")
-def world_home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("ask-world")
-    build(WORLD, home).close()
-    return home
+def world_home(world_template, tmp_path_factory):
+    return copy_home(world_template, tmp_path_factory.mktemp("ask-world"))
 
 
 def test_done_when_the_office_manager_is_answered_only_in_its_own_room(world_home, monkeypatch):

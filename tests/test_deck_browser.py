@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import WORLD
-from tests.deck_support import built_home, copy_home
+from tests.deck_support import copy_home
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -40,7 +40,7 @@ if not os.path.exists(CHROMIUM):  # `make test` installs it; a bare checkout say
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(world_template, tmp_path_factory):
     from vyre.api import Memory
     from vyre.deck.server import DeckServer
     from vyre.deck.views import Backend
@@ -48,7 +48,7 @@ def served(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("VYRE_NOW", NOW)
     root = tmp_path_factory.mktemp("deck-browser")
-    home = copy_home(built_home(root), root / "home")
+    home = copy_home(world_template, root / "home")
     mp.setenv("VYRE_HOME", str(home))
     memory = Memory(home)
     deck = DeckServer(home, Backend(memory)).start()

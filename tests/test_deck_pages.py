@@ -9,21 +9,16 @@ import re
 import pytest
 
 from tests.conftest import WORLD
-from tests.deck_support import built_home, copy_home, signed_in_client
+from tests.deck_support import copy_home, signed_in_client
 from tests.transcript import session as transcript_session
 
 NOW = json.loads((WORLD / "world.json").read_text())["now"]
 
 
-@pytest.fixture(scope="module")
-def world_home(tmp_path_factory):
-    return built_home(tmp_path_factory.mktemp("deck-world"))
-
-
 @pytest.fixture
-def deck(world_home, tmp_path, monkeypatch):
+def deck(world_template, tmp_path, monkeypatch):
     monkeypatch.setenv("VYRE_NOW", NOW)
-    home = copy_home(world_home, tmp_path / "home")
+    home = copy_home(world_template, tmp_path / "home")
     monkeypatch.setenv("VYRE_HOME", str(home))
     client, memory = signed_in_client(home)
     yield client, memory

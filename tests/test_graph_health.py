@@ -18,19 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, WORLD
+from tests.conftest import ROOT
 from vyre.api import Memory
-from vyre.evaluate.memory import build
 from vyre.graph.engine import Engine
 from vyre.ledger import Ledger, graph_rooms
 from vyre.memory.read import view_of
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, list[tuple]]:
+def built(world_template, tmp_path_factory) -> tuple[Path, list[tuple]]:
     """The bundled world's home (five projects, unfiled and the main graph) and its graph."""
-    home = tmp_path_factory.mktemp("world") / "home"
-    with build(WORLD, home) as memory:
+    home = shutil.copytree(world_template, tmp_path_factory.mktemp("world") / "home")
+    with Memory(home) as memory:
         return home, memory.store.dump()
 
 

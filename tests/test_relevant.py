@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import WORLD
 from vyre.config import parse_time
-from vyre.evaluate.memory import build, load_world
+from vyre.evaluate.memory import load_world
 from vyre.memory.relevant import read, stem
 
 SPEC, _ = load_world(WORLD)
@@ -21,8 +21,8 @@ FOLDER["unfiled"] = "/tmp/scratch"
 
 
 @pytest.fixture(scope="module")
-def memory(tmp_path_factory):
-    memory = build(WORLD, tmp_path_factory.mktemp("relevant") / "home")
+def memory(built_homes, tmp_path_factory):
+    memory = built_homes.build(WORLD, tmp_path_factory.mktemp("relevant") / "home")
     yield memory
     memory.close()
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import WORLD
 from vyre import config
-from vyre.evaluate.memory import _match, build, load_world
+from vyre.evaluate.memory import _match, load_world
 from vyre.rooms.derive import RULE_CONFIDENCE
 
 # Not extraction rules of a scored fact: the project's own teaching, the domain-to-org link
@@ -19,7 +19,7 @@ NOT_SCORED = {"org.project", "domain_of.name", "repo.git_remote"}
 
 
 @pytest.fixture(scope="module")
-def carried(tmp_path_factory) -> dict[str, list[str]]:
+def carried(built_homes, tmp_path_factory) -> dict[str, list[str]]:
     home = tmp_path_factory.mktemp("world")
     (home / "settings.json").write_text(
         json.dumps({"relations.prefers": True, "relations.decided": True})
@@ -31,7 +31,7 @@ def carried(tmp_path_factory) -> dict[str, list[str]]:
     old = os.environ.get("VYRE_HOME")
     os.environ["VYRE_HOME"] = str(home)
     try:
-        memory = build(WORLD, Path(home))
+        memory = built_homes.build(WORLD, Path(home))
         out: dict[str, list[str]] = {}
         for room in sorted({g["room"] for g in gold["facts"]}):
             for fact in memory.facts(room, now=now):
