@@ -7,17 +7,16 @@ import json
 
 import pytest
 
-from tests.conftest import ROOT, SHARED, WORLD
+from tests.conftest import JUNIPER, ROOT, SHARED, WORLD, require_shared
 from vyre.evaluate import recall as scorer
 
 BASELINE = json.loads((ROOT / "eval" / "recall_baseline.json").read_text())
 LOCOMO = SHARED / "benchmarks" / "locomo"
-JUNIPER = SHARED / "worlds" / "juniper"
 
 
 @pytest.fixture(scope="module")
 def locomo():
-    return scorer.locomo(LOCOMO)
+    return scorer.locomo(require_shared(LOCOMO))
 
 
 def test_locomo_recall_holds_the_ratchet_and_beats_bm25_in_every_category(locomo):
@@ -37,6 +36,6 @@ def test_an_empty_result_is_not_scored():
 
 @pytest.mark.parametrize(("name", "folder"), [("memory", WORLD), ("juniper", JUNIPER)])
 def test_ask_worlds_sources_are_recalled_without_leaking(name, folder):
-    result = scorer.world(folder)
+    result = scorer.world(folder if folder == WORLD else require_shared(folder))
     assert result["n"] >= 20
     assert scorer.world_gate(result, BASELINE["worlds"][name]) == []
