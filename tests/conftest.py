@@ -13,9 +13,9 @@ Fixtures to reuse (they keep the suite fast: please use them rather than buildin
 - `world_now`: the world's "now" as text.
 
 - `built_homes` (`BuiltHomes`): every home `vyre.evaluate.memory.build` makes is built once
-  per session (per worker under xdist) and copied after that, keyed by what built it. It is
-  patched in for the whole session, so `vyre eval memory` and the ask and recall scorers
-  share the builds too.
+  per session (per worker under xdist) and copied after that, keyed by what built it; the
+  memory eval's `score` runs once per world and settings. Both are patched in for the whole
+  session, so `vyre eval memory` and the ask and recall scorers share them too.
 
 Tests that need a different world build it from `tests/transcript.py` (small, fast), or call
 `vyre.evaluate.memory.build` on a folder of their own.
@@ -30,12 +30,14 @@ failure under CI=true (CI always has it).
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -167,6 +169,23 @@ class BuiltHomes:
             self._homes[key] = home
         return self._homes[key]
 
+    def score(self, scorer: Callable[..., dict]) -> Callable[..., dict]:
+        """`scorer` (an eval's `score`) run once per world, engine and settings, each caller
+        given its own copy of the result. `repeat` only sets how many latency samples the
+        memory eval takes, which no test gates, so it is not part of the key."""
+        results: dict[str, dict] = {}
+
+        @functools.wraps(scorer)
+        def once(world: Path, *, engine: str | None = None, **options: object) -> dict:
+            key = self._key(world, engine) + json.dumps(
+                {k: v for k, v in options.items() if k != "repeat"}, sort_keys=True
+            )
+            if key not in results:
+                results[key] = scorer(world, engine=engine, **options)
+            return copy.deepcopy(results[key])
+
+        return once
+
     def build(self, world: Path, home: Path, engine: str | None = None) -> Memory:
         """`vyre.evaluate.memory.build`, from the session's copy when it has one."""
         home = Path(home)
@@ -198,6 +217,7 @@ def built_homes(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(memory, "build", built.build)
         mp.setattr(ask, "build", built.build)
+        mp.setattr(memory, "score", built.score(memory.score))
         yield built
 
 

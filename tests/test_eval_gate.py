@@ -13,20 +13,23 @@ import sys
 import pytest
 
 from tests.conftest import JUNIPER, ROOT, WORLD, require_shared
+from vyre.evaluate import memory as evaluation
 from vyre.evaluate.memory import TARGETS, figures, gate, raise_ratchet, required, score
 
 BASELINE = ROOT / "eval" / "baseline.json"
 RATCHET = ROOT / "eval" / "ratchets" / "juniper.json"
 
 
+# The world's evaluations, run once for the session (tests/conftest.py shares them with
+# `vyre eval memory` and with any test that scores the same world under the same settings).
 @pytest.fixture(scope="module")
 def result():
-    return score(WORLD, repeat=10)
+    return evaluation.score(WORLD, repeat=10)
 
 
 @pytest.fixture(scope="module")
 def juniper():
-    return score(require_shared(JUNIPER), repeat=1)
+    return evaluation.score(require_shared(JUNIPER), repeat=1)
 
 
 def test_world_passes_targets_and_baseline(result):
@@ -161,7 +164,7 @@ def test_preferences_and_decisions_meet_the_bar_to_turn_on(vyre_home):
     (vyre_home / "settings.json").write_text(
         json.dumps({"relations.prefers": True, "relations.decided": True})
     )
-    on = score(WORLD, repeat=1)
+    on = evaluation.score(WORLD, repeat=1)
     for rel in ("prefers", "decided"):
         assert on["relations"][rel]["off"] is False
         assert on[f"{rel}.precision"] >= 0.9
