@@ -46,7 +46,9 @@ def generated_home(work: Path, sessions: int, projects: int = 30) -> tuple[Path,
     if not (home / "vyre.db").exists():
         with Memory(home) as memory:
             for n in range(1, projects + 1):
-                memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
+                memory.project_add(
+                    f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"], caller="local"
+                )
             t = time.perf_counter()
             report = memory.ingest(root).report
             print(f"home built: {report.records:,} records in {time.perf_counter() - t:.1f} s")

@@ -44,7 +44,7 @@ def main() -> int:
     os.environ["VYRE_HOME"] = str(work / "home")
     memory = Memory(work / "home")
     for n in range(1, 31):
-        memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
+        memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"], caller="local")
     t0 = time.perf_counter()
     memory.ingest(root)
     print(

@@ -34,7 +34,9 @@ def one_run(root: Path) -> tuple[float, float, int]:
         memory = Memory(Path(home))
         try:
             for n in range(1, 31):
-                memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
+                memory.project_add(
+                    f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"], caller="local"
+                )
             t0 = time.perf_counter()
             report = memory.ingest(root).report
             total = time.perf_counter() - t0

@@ -124,7 +124,9 @@ def home(args) -> dict:
     if not (vhome / "vyre.db").exists():
         with Memory(vhome) as memory:
             for n in range(1, 31):
-                memory.project_add(f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"])
+                memory.project_add(
+                    f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"], caller="local"
+                )
             memory.ingest(root)
     daemon = Daemon(vhome, root)
     thread = threading.Thread(target=daemon.run, daemon=True)

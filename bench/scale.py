@@ -106,7 +106,8 @@ def main() -> int:
         if not args.home:
             build += (
                 "for n in range(1, 31):\n"
-                "    m.project_add(f'p{n:02d}', f'p{n:02d}', [f'/home/bench/work/p{n:02d}'])\n"
+                "    m.project_add(f'p{n:02d}', f'p{n:02d}', [f'/home/bench/work/p{n:02d}'],\n"
+                "                  caller='local')\n"
             )
         # a copied home meets its transcripts at new paths: that first ingest settles them
         run_py(build + f"m.ingest({str(root)!r})\nm.close()", env)

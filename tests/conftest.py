@@ -11,6 +11,8 @@ Fixtures to reuse (they keep the suite fast: please use them rather than buildin
   costs a second or more). Tests that share it must not depend on each other's writes:
   read what you wrote by your own session ids, or use `world_home` and a daemon of your own.
 - `world_now`: the world's "now" as text.
+- `at_terminal`: the CLI run in-process (CliRunner) takes stdin for a terminal, so owner
+  commands (corrections, project changes) run; without it they are refused, as in a script.
 
 - `built_homes` (`BuiltHomes`): every home `vyre.evaluate.memory.build` makes is built once
   per session (per worker under xdist) and copied after that, keyed by what built it; the
@@ -112,6 +114,11 @@ def _point_homes_at(mp: pytest.MonkeyPatch, base: Path) -> None:
     mp.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     for name in CLEARED:
         mp.delenv(name, raising=False)
+
+
+@pytest.fixture
+def at_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("vyre.cli.common.stdin_is_terminal", lambda: True)
 
 
 @pytest.fixture(scope="session", autouse=True)

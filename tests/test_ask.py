@@ -77,7 +77,7 @@ def _personal_home(root, home_path) -> Memory:
     k.assistant("I'll start on the gallery.")
     k.write()
     memory = Memory(home_path)
-    memory.project_add("keel-ash", "Keel", [KEEL], "Keel & Ash Architects")
+    memory.project_add("keel-ash", "Keel", [KEEL], "Keel & Ash Architects", caller="local")
     memory.ingest(root)
     return memory
 
@@ -435,7 +435,7 @@ def test_a_rooms_own_name_goes_without_saying(tmp_path, vyre_home, monkeypatch):
     o.assistant("I'll put the queue choice on Monday's agenda.")
     o.write()
     with Memory(vyre_home) as memory:
-        memory.project_add("foxglove", "Foxglove", [folder], "Foxglove Trust")
+        memory.project_add("foxglove", "Foxglove", [folder], "Foxglove Trust", caller="local")
         memory.ingest(root)
         reply = memory.ask("Which queue did we pick for Foxglove?", cwd=folder)
         assert not reply.abstained and "RabbitMQ" in reply.answer, reply.answer
@@ -454,7 +454,7 @@ def test_a_recorded_decision_answers_a_choice_asked_in_other_words(
     t.user("decided: valkey not redis for the cache, the licence matters")
     t.write()
     with Memory(vyre_home) as memory:
-        memory.project_add("quillon", "Quillon", [folder])
+        memory.project_add("quillon", "Quillon", [folder], caller="local")
         memory.ingest(root)
         went = memory.ask(
             "did we end up going with the kotlin client or the swift one?", cwd=folder

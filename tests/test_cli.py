@@ -16,7 +16,7 @@ from vyre.cli.main import cli
 
 
 @pytest.fixture
-def run(monkeypatch):
+def run(at_terminal):
     def invoke(*args, ok=True):
         result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
         if ok:

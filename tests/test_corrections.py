@@ -28,8 +28,8 @@ OWNER = "local"
 def world(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal")
-    memory.project_add("bramble", "Bramble", ["/w/bramble"], "Bramble Dental")
+    memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal", caller="local")
+    memory.project_add("bramble", "Bramble", ["/w/bramble"], "Bramble Dental", caller="local")
     session(
         root,
         "/w/harlow",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import signal
 import socket
 import subprocess
@@ -185,23 +186,29 @@ def test_two_clis_and_the_daemon_at_once(running, root):
         ["why", "Priya Anand"],
         ["project", "add", "keel", "--folder", "/w/keel"],
     ]
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "vyre.cli.main", *c],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for c in commands
-    ]
-    outputs = []
-    for p in procs:
-        out, err = p.communicate(timeout=60)
-        assert p.returncode == 0, (p.args, err)
-        assert "Traceback" not in err
-        outputs.append(out)
+    primary, secondary = pty.openpty()  # a terminal on stdin: `project add` is the owner's
+    try:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "vyre.cli.main", *c],
+                cwd=ROOT,
+                env=env,
+                stdin=secondary,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for c in commands
+        ]
+        outputs = []
+        for p in procs:
+            out, err = p.communicate(timeout=60)
+            assert p.returncode == 0, (p.args, err)
+            assert "Traceback" not in err
+            outputs.append(out)
+    finally:
+        os.close(primary)
+        os.close(secondary)
     facts, ingested, overview, why, added = outputs
     assert any(f["subject"] == "Priya Anand" for f in json.loads(facts))
     assert ingested.startswith("ingested ") and "skipped 0 lines" in ingested

@@ -586,3 +586,89 @@ def test_cli_plugin(tmp_path):
     (tmp_path / "taken" / "README.md").write_text("mine")
     result = CliRunner().invoke(harness, ["plugin", str(tmp_path / "taken")])
     assert result.exit_code == 1 and "not empty" in result.output
+
+
+# -- the plugin and the settings hooks both active (issue 9, item 10) -----------------------------
+
+# Claude Code's record of installed plugins (plugins/installed_plugins.json, version 2): Vyre's
+# plugin installed from a marketplace under another name, beside someone else's plugin.
+INSTALLED_PLUGINS = """\
+{
+  "version": 2,
+  "plugins": {
+    "memory@team-tools": [
+      {
+        "scope": "user",
+        "installPath": "%(vyre)s",
+        "version": "0.1.0",
+        "installedAt": "2026-11-02T09:14:03.512Z",
+        "lastUpdated": "2026-11-02T09:14:03.512Z",
+        "gitCommitSha": "4f1c2d7a9b0e"
+      }
+    ],
+    "formatter@acme-tools": [
+      {
+        "scope": "user",
+        "installPath": "%(other)s",
+        "version": "2.3.1",
+        "installedAt": "2026-10-20T16:40:11.008Z",
+        "lastUpdated": "2026-10-20T16:40:11.008Z"
+      }
+    ]
+  }
+}
+"""
+
+
+def with_plugins(settings: str, enabled: dict) -> str:
+    data = json.loads(settings)
+    data["enabledPlugins"] = enabled
+    return json.dumps(data, indent=2)
+
+
+def test_status_warns_when_the_plugin_and_the_settings_hooks_are_both_active(cwd, user_file):
+    write(user_file, with_plugins(USER_SETTINGS, {"vyre@vyre-local": True}))
+    lib.install("user", cwd)
+    out = invoke("status")
+    assert "Vyre's plugin vyre@vyre-local enabled" in out
+    (warning,) = [line for line in out.splitlines() if line.startswith("warning:")]
+    assert warning == (
+        "warning: Vyre's plugin (vyre@vyre-local) is enabled and Vyre's hooks are in your user "
+        "settings: Claude Code runs both, so each prompt gets Vyre's context twice. Keep one: "
+        "`vyre harness uninstall --scope user`, or disable the plugin (/plugin)."
+    )
+    invoke("uninstall")  # one of the two gone: no warning
+    assert "warning:" not in invoke("status")
+
+
+def test_a_vyre_plugin_installed_under_another_name_is_found(cwd, user_file, tmp_path):
+    lib.write_plugin(tmp_path / "cache" / "memory")
+    (tmp_path / "cache" / "formatter").mkdir()
+    installed = user_file.parent / "plugins" / "installed_plugins.json"
+    write(
+        installed,
+        INSTALLED_PLUGINS
+        % {"vyre": tmp_path / "cache" / "memory", "other": tmp_path / "cache" / "formatter"},
+    )
+    enabled = {"memory@team-tools": True, "formatter@acme-tools": True}
+    write(cwd / ".claude" / "settings.json", with_plugins(PROJECT_SETTINGS, enabled))
+    lib.install("local", cwd)
+    statuses = lib.status(cwd)
+    assert statuses[1].plugins == {"memory@team-tools": True}  # not someone else's plugin
+    assert lib.doubled(statuses) == (["memory@team-tools"], ["local"])
+
+
+def test_a_plugin_disabled_in_a_later_scope_is_not_counted(cwd, user_file):
+    write(user_file, with_plugins(USER_SETTINGS, {"vyre@vyre-local": True}))
+    write(cwd / ".claude" / "settings.local.json", '{"enabledPlugins": {"vyre@vyre-local": false}}')
+    lib.install("user", cwd)
+    statuses = lib.status(cwd)
+    assert lib.enabled_plugins(statuses) == [] and lib.doubled(statuses) == ([], [])
+    out = invoke("status")
+    assert "Vyre's plugin vyre@vyre-local disabled" in out and "warning:" not in out
+
+
+def test_the_plugin_alone_is_no_warning(cwd, user_file):
+    write(user_file, with_plugins(USER_SETTINGS, {"vyre@vyre-local": True}))
+    out = invoke("status")
+    assert "no Vyre hooks" in out and "warning:" not in out

@@ -150,8 +150,8 @@ def test_a_proposal_seen_in_another_project_widens_to_all_and_says_so(tmp_path, 
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
     with Memory(vyre_home) as memory:
-        memory.project_add("alpha", folders=[str(a)])
-        memory.project_add("beta", folders=[str(b)])
+        memory.project_add("alpha", folders=[str(a)], caller="local")
+        memory.project_add("beta", folders=[str(b)], caller="local")
         learn = memory.learn
         first = learn.propose("don't touch migrations/", session="x", cwd=str(a))
         assert first.scope == "project:alpha" and first.note is None
@@ -169,8 +169,8 @@ def test_declines_in_two_projects_propose_for_every_project(tmp_path, vyre_home)
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
     with Memory(vyre_home) as memory:
-        memory.project_add("alpha", folders=[str(a)])
-        memory.project_add("beta", folders=[str(b)])
+        memory.project_add("alpha", folders=[str(a)], caller="local")
+        memory.project_add("beta", folders=[str(b)], caller="local")
     turned_down(str(a), "p1", "terraform apply", 1)
     turned_down(str(a), "p2", "terraform apply", 2)
     turned_down(str(b), "p3", "terraform apply -auto-approve", 3)
@@ -257,8 +257,8 @@ def test_the_next_brief_in_the_project_says_a_lesson_was_broken_this_week(tmp_pa
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
     with Memory(vyre_home) as memory:
-        memory.project_add("alpha", folders=[str(a)])
-        memory.project_add("beta", folders=[str(b)])
+        memory.project_add("alpha", folders=[str(a)], caller="local")
+        memory.project_add("beta", folders=[str(b)], caller="local")
         learn = memory.learn
         lint = learn.add(
             "always run lint after editing ts", level="ask", scope="project:alpha", caller="local"

@@ -356,8 +356,10 @@ def test_a_sentence_that_names_a_project_is_scoped_to_it(tmp_path, vyre_home):
     slug or one of its folders; the sentence's own scope words still win."""
     memory = Memory(vyre_home)
     kiln = tmp_path / "code" / "kiln"
-    memory.project_add("acme-kiln", "Acme Kiln", [str(kiln), str(tmp_path / "kiln-infra")])
-    memory.project_add("garden", "garden", [str(tmp_path / "garden")])
+    memory.project_add(
+        "acme-kiln", "Acme Kiln", [str(kiln), str(tmp_path / "kiln-infra")], caller="local"
+    )
+    memory.project_add("garden", "garden", [str(tmp_path / "garden")], caller="local")
     learn = memory.learn
     said_in = str(tmp_path / "garden")
     assert learn.add("never push to main on kiln, PRs only", caller="local", cwd=said_in).scope == (

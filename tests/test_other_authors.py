@@ -274,7 +274,7 @@ def test_the_projects_repo_named_by_the_orgs_first_word_is_the_orgs(tmp_path):
         "repo is set up as ternwick-gateway on our forgejo. scaffold the parser.",
     )
     memory = Memory()
-    memory.project_add("tern", "Tern", ["/w/tern"], "Ternwick Instruments")
+    memory.project_add("tern", "Tern", ["/w/tern"], "Ternwick Instruments", caller="local")
     memory.ingest(root)
     got = facts(memory, "tern")
     assert ("ternwick-gateway", "is", "repo") in got
@@ -328,7 +328,7 @@ def quill(tmp_path_factory):
         "the survey portal launches on 12 October, Ines confirmed.",
     )
     memory = Memory()
-    memory.project_add("quill", "Quill", [FOLDER], "Quillon Institute")
+    memory.project_add("quill", "Quill", [FOLDER], "Quillon Institute", caller="local")
     memory.ingest(root)
     yield memory
     memory.close()

@@ -171,7 +171,7 @@ def test_legal_forms_short_forms_and_co_uk_addresses_are_one_org(tmp_path):
         "Ruth Obi <ruth@saltmarshshipping.co.uk> approved it.",
     )
     memory = Memory()
-    memory.project_add("tide", "Saltmarsh", ["/w/tide"], "Saltmarsh Shipping")
+    memory.project_add("tide", "Saltmarsh", ["/w/tide"], "Saltmarsh Shipping", caller="local")
     memory.ingest(root)
     got = facts(memory, "tide")
     assert ("Adaeze Nwosu", "works_at", "Saltmarsh Shipping") in got

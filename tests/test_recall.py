@@ -19,6 +19,7 @@ from vyre.errors import OwnerOnly
 from vyre.ledger import Ledger
 from vyre.ledger import search as index
 from vyre.rooms.membership import session_rooms
+from vyre.wording import pieces
 
 NOW = datetime(2026, 11, 20, 9, 0)
 
@@ -86,11 +87,11 @@ def memory(root):
         ("user", "keel planning: the launch moved to the ninth of October"),
     )
     with Memory() as m:
-        m.project_add("keel", "Keel", ["/w/keel"])
-        m.project_add("keel-docs", "Keel docs", ["/w/keel/docs"])
-        m.project_add("harlow", "Harlow", ["/w/harlow"])
+        m.project_add("keel", "Keel", ["/w/keel"], caller="local")
+        m.project_add("keel-docs", "Keel docs", ["/w/keel/docs"], caller="local")
+        m.project_add("harlow", "Harlow", ["/w/harlow"], caller="local")
         m.ingest(root)
-        m.project_pick("keel", "u2")
+        m.project_pick("keel", "u2", caller="local")
         yield m
 
 
@@ -152,7 +153,8 @@ def test_every_room_only_for_the_owners_own_surfaces(memory):
 def test_passages_quote_the_turn_as_written(memory):
     for p in memory.recall("painted blue grey", cwd="/w/keel", now=NOW):
         turn = memory.ledger.turn(p.session, p.seq)
-        assert p.quote and p.quote in turn["text"]
+        written = " ".join(turn["text"].split())
+        assert p.quote and all(piece in written for piece in pieces(p.quote))
         assert p.role == turn["role"] and p.by == turn["by"]
         assert p.ts is not None and p.score > 0
 
@@ -160,7 +162,14 @@ def test_passages_quote_the_turn_as_written(memory):
 def test_a_long_turn_is_quoted_around_what_matched():
     text = "Intro words here. " * 40 + "The kiln budget is final now. " + "Tail words. " * 40
     piece = recall.quote(text, ["kiln", "budget"])
-    assert piece.startswith("The kiln budget") and piece in text and len(piece) <= 300
+    assert piece.startswith("The kiln budget") and len(piece) <= 300
+    assert piece.endswith("Tail…") and piece[:-1] in text  # cut after a whole word, marked
+
+
+def test_a_quote_is_cut_after_a_whole_word_with_an_ellipsis():
+    text = "Intro. The kiln budget is final now and the glaze order waits for Friday " * 9
+    piece = recall.quote(text, ["kiln"], size=50)
+    assert piece == "The kiln budget is final now and the glaze order…"
 
 
 # -- keeping the index up to date ---------------------------------------------------------------
@@ -172,7 +181,7 @@ def test_appended_lines_rewritten_files_and_joined_messages_stay_searchable(root
     t.assistant("The zebrafish team is led by Priya.", msg="m1")
     path = t.write()
     with Memory() as m:
-        m.project_add("keel", "Keel", ["/w/keel"])
+        m.project_add("keel", "Keel", ["/w/keel"], caller="local")
         m.ingest(root)
         assert found(m, "zebrafish", project="keel")[0] == ("s1", 1)
         # the same message continues in a later batch: one turn, both halves

@@ -422,7 +422,7 @@ def test_a_symlinked_transcript_beside_its_target_is_read_once(tmp_path):
     with Memory(tmp_path / "vyre") as memory:
         report = memory.ingest(root).report
         assert report.aliases == 1
-        assert "1 files already read under another path" in report.summary()
+        assert "1 file already read under another path" in report.summary()
         assert sorted(s["id"] for s in memory.ledger.sessions()) == ["k1"]
         assert _count(memory) == 3
 
@@ -659,6 +659,7 @@ def _home_with_user_rows(tmp_path, monkeypatch) -> Path:
     root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
     _keel(root).write()
     _keel(root, "k2").write()
+    monkeypatch.setattr("vyre.cli.common.stdin_is_terminal", lambda: True)  # the owner
     runner = CliRunner()
     for args in (
         ["ingest"],
@@ -705,7 +706,7 @@ def test_every_write_of_the_users_rows_is_backed_up_beside_the_ledger(
     assert len(backup.backups(vyre_home)) == count
     with Memory() as memory:  # rolling: the newest KEEP are kept
         for i in range(backup.KEEP + 5):
-            memory.project_add(f"p{i}", f"Project {i}", [f"/w/p{i}"])
+            memory.project_add(f"p{i}", f"Project {i}", [f"/w/p{i}"], caller="local")
     names = backup.backups(vyre_home)
     assert len(names) == backup.KEEP
     newest_rows = backup.read(names[0])["tables"]["projects"]["rows"]

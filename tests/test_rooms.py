@@ -88,8 +88,8 @@ def test_derive_is_deterministic_and_a_second_pass_changes_nothing(world_home):
 def two_clients(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    memory.project_add("keel", "Keel", ["/w/keel"], "Keel & Ash Architects")
-    memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal")
+    memory.project_add("keel", "Keel", ["/w/keel"], "Keel & Ash Architects", caller="local")
+    memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal", caller="local")
     session(
         root,
         "/w/keel",
@@ -113,8 +113,8 @@ def two_clients(tmp_path):
         "and Ines Carvalho from Tidewater Print quotes the brochures.",
     )
     memory.ingest(root)
-    memory.project_pick("keel", "plan")
-    memory.project_pick("harlow", "plan")
+    memory.project_pick("keel", "plan", caller="local")
+    memory.project_pick("harlow", "plan", caller="local")
     memory.derive()
     yield memory, root
     memory.close()
@@ -140,8 +140,8 @@ def test_anchor_rule_a_shared_thread_never_carries_one_client_into_another(two_c
 def test_picked_session_is_in_the_project_not_unfiled_and_unpick_moves_it_back(two_clients):
     memory, _ = two_clients
     assert "unfiled" not in memory.reader.rooms()
-    memory.project_unpick("keel", "plan")
-    memory.project_unpick("harlow", "plan")
+    memory.project_unpick("keel", "plan", caller="local")
+    memory.project_unpick("harlow", "plan", caller="local")
     memory.derive()
     unfiled = keys(memory, "unfiled")
     assert ("Ines Carvalho", "is", "person") in unfiled
@@ -168,8 +168,8 @@ def test_relevant_outside_every_project_reads_unfiled_never_a_clients_room(two_c
 def test_short_forms_resolve_to_the_rooms_own_claimant(tmp_path):
     root = tmp_path / "projects"
     memory = Memory()
-    memory.project_add("dental", "Dental", ["/w/dental"], "Summit Dental")
-    memory.project_add("roofing", "Roofing", ["/w/roofing"], "Summit Roofing")
+    memory.project_add("dental", "Dental", ["/w/dental"], "Summit Dental", caller="local")
+    memory.project_add("roofing", "Roofing", ["/w/roofing"], "Summit Roofing", caller="local")
     session(root, "/w/dental", "d1", "2026-09-01T10:00:00Z", "Omar Haddad at Summit tests it.")
     session(root, "/w/roofing", "r1", "2026-09-01T10:00:00Z", "Marco Silva at Summit wants it.")
     memory.ingest(root)
@@ -182,8 +182,8 @@ def test_short_forms_resolve_to_the_rooms_own_claimant(tmp_path):
 def conflict_world(tmp_path, harlow_said: str) -> Memory:
     root = tmp_path / "projects"
     memory = Memory()
-    memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal")
-    memory.project_add("bramble", "Bramble", ["/w/bramble"], "Bramble Dental")
+    memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal", caller="local")
+    memory.project_add("bramble", "Bramble", ["/w/bramble"], "Bramble Dental", caller="local")
     session(
         root,
         "/w/harlow",
@@ -278,7 +278,7 @@ def test_hub_rule_marks_an_org_in_many_rooms_but_never_a_projects_own(tmp_path):
         ("b", "Harlow Legal"),
         ("c", "Bramble Dental"),
     ):
-        memory.project_add(slug, slug, [f"/w/{slug}"], org)
+        memory.project_add(slug, slug, [f"/w/{slug}"], org, caller="local")
         session(
             root,
             f"/w/{slug}",

@@ -49,6 +49,7 @@ from vyre.models import (
     Passage,
     Project,
     ProjectChange,
+    ProjectHistory,
     Relation,
     Thread,
 )
@@ -301,6 +302,7 @@ class Memory:
         """Every project, by slug."""
         return [Project.model_validate(p) for p in self.ledger.projects()]
 
+    @_owner_only
     def project_add(
         self,
         slug: str,
@@ -308,29 +310,70 @@ class Memory:
         folders: Sequence[str] = (),
         org: str | None = None,
         remove_folders: Sequence[str] = (),
+        *,
+        caller: str,
+        now: datetime | None = None,
     ) -> ProjectChange:
         """Create a project, or change one: add folders, take out `remove_folders`, set a
         name or org (what is not given stays). A folder another project holds is refused."""
-        change = project_ops.add(self.ledger, slug, name, folders, org, remove_folders)
+        change = project_ops.add(
+            self.ledger,
+            slug,
+            name,
+            folders,
+            org,
+            remove_folders,
+            caller=caller,
+            when=now or config.now(),
+        )
         if change.added or change.removed:
             self.learn.folders_changed()
         return change
 
-    def project_pick(self, slug: str, session: str) -> ProjectChange:
+    @_owner_only
+    def project_pick(
+        self, slug: str, session: str, *, caller: str, now: datetime | None = None
+    ) -> ProjectChange:
         """File a session from elsewhere in this project's room too."""
-        project_ops.pick(self.ledger, slug, session)
-        return ProjectChange(slug=slug)
+        change = project_ops.pick(
+            self.ledger, slug, session, caller=caller, when=now or config.now()
+        )
+        return ProjectChange(slug=slug, change=change)
 
-    def project_unpick(self, slug: str, session: str) -> ProjectChange:
+    @_owner_only
+    def project_unpick(
+        self, slug: str, session: str, *, caller: str, now: datetime | None = None
+    ) -> ProjectChange:
         """Take a picked session out of this project's room again."""
-        project_ops.unpick(self.ledger, slug, session)
-        return ProjectChange(slug=slug)
+        change = project_ops.unpick(
+            self.ledger, slug, session, caller=caller, when=now or config.now()
+        )
+        return ProjectChange(slug=slug, change=change)
 
-    def project_remove(self, slug: str) -> ProjectChange:
+    @_owner_only
+    def project_remove(
+        self, slug: str, *, caller: str, now: datetime | None = None
+    ) -> ProjectChange:
         """Delete a project: its sessions go back to the rooms their folders are in."""
-        project_ops.remove(self.ledger, slug)
+        change = project_ops.remove(self.ledger, slug, caller=caller, when=now or config.now())
         self.learn.folders_changed()
-        return ProjectChange(slug=slug)
+        return ProjectChange(slug=slug, change=change)
+
+    @_owner_only
+    def project_undo(
+        self, change: int | None = None, *, caller: str, now: datetime | None = None
+    ) -> ProjectHistory:
+        """Put a project back as it was before one change (default: the newest not undone),
+        a removed project with its folders and picks."""
+        done = project_ops.undo(self.ledger, change, caller=caller, when=now or config.now())
+        before, after = done.before, done.after
+        if (before.folders if before else ()) != (after.folders if after else ()):
+            self.learn.folders_changed()
+        return done
+
+    def project_history(self, slug: str | None = None) -> list[ProjectHistory]:
+        """Every project change kept for undo, oldest first (only `slug`'s when given)."""
+        return project_ops.history(self.ledger, slug)
 
     def project_suggest(self, limit: int = 10) -> list[FolderSuggestion]:
         """The working folders with the most sessions that no project holds yet."""

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         Passage,
         Project,
         ProjectChange,
+        ProjectHistory,
         Relation,
         Thread,
     )
@@ -129,6 +130,7 @@ class MemoryAPI(Protocol):
         """Every project, by slug."""
         ...
 
+    @owner_only
     def project_add(
         self,
         slug: str,
@@ -136,21 +138,48 @@ class MemoryAPI(Protocol):
         folders: Sequence[str] = (),
         org: str | None = None,
         remove_folders: Sequence[str] = (),
+        *,
+        caller: str,
+        now: datetime | None = None,
     ) -> ProjectChange:
         """Create a project, or change one: add folders, take out `remove_folders`, set a
-        name or org (what is not given stays). A folder another project holds is refused."""
+        name or org (what is not given stays). A folder another project holds is refused.
+        Undone by `project_undo(change.change)`."""
         ...
 
-    def project_pick(self, slug: str, session: str) -> ProjectChange:
+    @owner_only
+    def project_pick(
+        self, slug: str, session: str, *, caller: str, now: datetime | None = None
+    ) -> ProjectChange:
         """File a session from elsewhere in this project's room too."""
         ...
 
-    def project_unpick(self, slug: str, session: str) -> ProjectChange:
+    @owner_only
+    def project_unpick(
+        self, slug: str, session: str, *, caller: str, now: datetime | None = None
+    ) -> ProjectChange:
         """Take a picked session out of this project's room again."""
         ...
 
-    def project_remove(self, slug: str) -> ProjectChange:
+    @owner_only
+    def project_remove(
+        self, slug: str, *, caller: str, now: datetime | None = None
+    ) -> ProjectChange:
         """Delete a project: its sessions go back to the rooms their folders are in."""
+        ...
+
+    @owner_only
+    def project_undo(
+        self, change: int | None = None, *, caller: str, now: datetime | None = None
+    ) -> ProjectHistory:
+        """Put a project back as it was before one change (default: the newest not undone),
+        a removed project with its folders and picks. Refused when the project changed since
+        (undo the newer change first) or a folder it had is in another project now."""
+        ...
+
+    @read_only
+    def project_history(self, slug: str | None = None) -> list[ProjectHistory]:
+        """Every project change kept for undo, oldest first (only `slug`'s when given)."""
         ...
 
     @read_only

@@ -80,13 +80,13 @@ class IngestReport:
             reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.repaired.items()))
             line += f"; repaired {repaired:,} lines: {reasons}"
         if self.empty:
-            line += f"; {self.empty} empty files"
+            line += f"; {count(self.empty, 'empty file')}"
         if self.pending:
-            line += f"; {self.pending} unfinished last lines left for next time"
+            line += f"; {count(self.pending, 'unfinished last line')} left for next time"
         if self.rewrites:
-            line += f"; {self.rewrites} rewritten files read again"
+            line += f"; {count(self.rewrites, 'rewritten file')} read again"
         if self.aliases:
-            line += f"; {self.aliases} files already read under another path"
+            line += f"; {count(self.aliases, 'file')} already read under another path"
         return line
 
 
@@ -247,10 +247,28 @@ class ProjectChange(Value):
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    change: int | None = None  # its row in the history, for `vyre project undo` (None: no change)
 
     @property
     def changed(self) -> bool:
         return bool(self.created or self.name or self.org or self.added or self.removed)
+
+
+ProjectChangeKind = Literal["add", "pick", "unpick", "remove"]
+
+
+class ProjectHistory(Value):
+    """One change to a project, as the ledger keeps it for undo: the project before and after
+    it (None: it did not exist), who made it and when, and when it was undone."""
+
+    id: int
+    slug: str
+    kind: ProjectChangeKind
+    caller: str
+    created: datetime
+    before: Project | None = None
+    after: Project | None = None
+    undone: datetime | None = None
 
 
 # -- the user's decisions ------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from vyre.ledger import search as index
 from vyre.models import Passage
 from vyre.rooms.membership import session_rooms
 from vyre.rooms.names import MAIN, UNFILED
+from vyre.wording import clip
 
 
 @dataclass(frozen=True)
@@ -651,7 +652,8 @@ _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 
 
 def quote(text: str, wanted: list[str], size: int = QUOTE_CHARS) -> str:
-    """The piece of `text` (as written) around its sentence with the most question words."""
+    """The piece of `text` from its sentence with the most question words on, in at most
+    `size` characters, cut at a word boundary with an ellipsis (`vyre.wording.clip`)."""
     if len(text) <= size:
         return text
     stems = [w[:5] for w in wanted]
@@ -661,10 +663,4 @@ def quote(text: str, wanted: list[str], size: int = QUOTE_CHARS) -> str:
         hits = sum(1 for s in stems if s in low)
         if hits > best_hits:
             best, best_hits = m.start(), hits
-    start = best
-    while start < len(text) and text[start].isspace():
-        start += 1
-    piece = text[start : start + size]
-    if start + size < len(text) and " " in piece[size // 2 :]:
-        piece = piece[: piece.rindex(" ")]
-    return piece.rstrip()
+    return clip(text[best : best + 2 * size], size)

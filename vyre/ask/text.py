@@ -3,7 +3,10 @@ straight from the daemon's JSON with it, without loading pydantic or click."""
 
 from __future__ import annotations
 
+from vyre.wording import clip
+
 SHOWN_SOURCES = 3
+QUOTE_SHOWN = 140  # characters of a source's quote on one line
 
 
 def meta_line(reply: dict) -> str:
@@ -32,12 +35,7 @@ def lines(reply: dict, *, all_sources: bool = False) -> list[str]:
     for s in shown:
         when = (s.get("ts") or "")[:10]
         where = f"{s['name']} #{s['seq']}" if s.get("session") else s["name"]
-        out.append(f'  - {where}  {when}  "{_clip(s.get("quote", ""))}"')
+        out.append(f'  - {where}  {when}  "{clip(s.get("quote", ""), QUOTE_SHOWN)}"')
     if len(sources) > len(shown):
         out.append(f"  ({len(sources) - len(shown)} more: --sources)")
     return out
-
-
-def _clip(text: str, most: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1] + "…"

@@ -40,7 +40,7 @@ def ask(
 @domain_errors
 def remember(text: str) -> None:
     """Tell memory a fact of your life, in your words ("my wife is Juno")."""
-    from vyre.cli.edit import owner_caller
+    from vyre.cli.common import owner_caller
 
     caller = owner_caller()
     with open_memory() as mem:
@@ -55,7 +55,7 @@ def remember(text: str) -> None:
 @domain_errors
 def fix(answer: str, action: str, value: str | None) -> None:
     """Correct an answer `vyre memory ask` gave (its answer id): replace, wrong or forget."""
-    from vyre.cli.edit import owner_caller
+    from vyre.cli.common import owner_caller
 
     caller = owner_caller()
     with open_memory() as mem:
@@ -70,7 +70,7 @@ def fix(answer: str, action: str, value: str | None) -> None:
 @domain_errors
 def unfix(fix_id: int) -> None:
     """Undo a correction of an answer by its fix id."""
-    from vyre.cli.edit import owner_caller
+    from vyre.cli.common import owner_caller
 
     caller = owner_caller()
     with open_memory() as mem:

@@ -12,6 +12,7 @@ import contextvars
 import functools
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -69,6 +70,25 @@ def domain_errors(fn: F) -> F:
             raise click.ClickException(exc.line()) from exc
 
     return cast(F, wrapper)
+
+
+def stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+def owner_caller() -> str:
+    """`cli` when a person is at this terminal, outside Claude Code; otherwise refuse, saying
+    why. Every command that changes what memory believes, or which room a session's facts
+    reach (corrections, projects), names its caller with this."""
+    if os.environ.get("CLAUDECODE"):
+        reason = "this runs inside Claude Code (CLAUDECODE is set)"
+    elif not stdin_is_terminal():
+        reason = "there is no terminal on stdin"
+    else:
+        return "cli"
+    raise click.ClickException(
+        f"refused: {reason}; only you, at your own terminal, can change memory"
+    )
 
 
 def open_memory() -> MemoryAPI:

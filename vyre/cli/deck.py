@@ -6,8 +6,7 @@ import time
 
 import click
 
-from vyre.cli.common import domain_errors
-from vyre.cli.edit import owner_caller
+from vyre.cli.common import domain_errors, owner_caller
 from vyre.daemon.protocol import call
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from vyre.cli.common import domain_errors
+from vyre.wording import count
 
 DEMO_WORLD = Path(__file__).resolve().parents[2] / "eval" / "worlds" / "memory"
 
@@ -64,8 +65,8 @@ def demo(ctx: click.Context, home: Path | None, world: Path | None) -> None:
     sessions = len(memory.ledger.sessions())
     memory.close()
     click.echo(
-        f"Loaded the {spec.get('name', 'demo')} world ({sessions} sessions, "
-        f"{len(spec.get('projects', []))} projects) into {home}"
+        f"Loaded the {spec.get('name', 'demo')} world ({count(sessions, 'session')}, "
+        f"{count(len(spec.get('projects', [])), 'project')}) into {home}"
     )
     click.echo(f"Reads use VYRE_NOW={spec['now']}, the world's own clock.")
     from vyre.cli.main import cli

@@ -8,13 +8,12 @@ one line: a session or a script never changes what memory believes.
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
 import click
 
 from vyre import config
-from vyre.cli.common import domain_errors, now, open_memory, print_json, served
+from vyre.cli.common import domain_errors, now, open_memory, owner_caller, print_json, served
 from vyre.memory import ago
 from vyre.vocabulary import ACTIONS, CorrectionAction, FactTarget
 from vyre.wording import count
@@ -22,19 +21,6 @@ from vyre.wording import count
 if TYPE_CHECKING:
     from vyre.models import Correction
 from vyre.rooms.names import MAIN, UNFILED
-
-
-def owner_caller() -> str:
-    """`cli` when a person is at this terminal; otherwise refuse, saying why."""
-    if os.environ.get("CLAUDECODE"):
-        reason = "this runs inside Claude Code (CLAUDECODE is set)"
-    elif not sys.stdin.isatty():
-        reason = "there is no terminal on stdin"
-    else:
-        return "cli"
-    raise click.ClickException(
-        f"refused: {reason}; only you, at your own terminal, can change memory"
-    )
 
 
 def _target(args: tuple[str, ...]) -> FactTarget:

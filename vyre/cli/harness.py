@@ -14,6 +14,7 @@ import click
 
 from vyre.cli.common import domain_errors
 from vyre.hooks.commands import EVENTS, SCOPES, mcp_command
+from vyre.wording import count
 
 if TYPE_CHECKING:
     from vyre.hooks import install as lib
@@ -61,13 +62,23 @@ def uninstall(scope: str, dry_run: bool) -> None:
 @harness.command("status")
 @domain_errors
 def status() -> None:
-    """Where Vyre's hooks are installed, and which interpreter they run."""
+    """Where Vyre's hooks are installed, which interpreter they run, and whether Vyre's
+    plugin is enabled too (then each prompt would get Vyre's context twice)."""
     from vyre.hooks import install as lib
 
-    for s in lib.status(Path.cwd()):
+    statuses = lib.status(Path.cwd())
+    for s in statuses:
         click.echo(f"{s.scope}: {s.path}")
         for line in _status_lines(s):
             click.echo(f"  {line}")
+    plugins, scopes = lib.doubled(statuses)
+    if plugins:
+        uninstall = "; ".join(f"vyre harness uninstall --scope {scope}" for scope in scopes)
+        click.echo(
+            f"warning: Vyre's plugin ({', '.join(plugins)}) is enabled and Vyre's hooks are in "
+            f"your {' and '.join(scopes)} settings: Claude Code runs both, so each prompt gets "
+            f"Vyre's context twice. Keep one: `{uninstall}`, or disable the plugin (/plugin)."
+        )
 
 
 @harness.command("plugin")
@@ -121,7 +132,9 @@ def _status_lines(s: lib.ScopeStatus) -> list[str]:
             lines.append(f"interpreter {python}: {_python_state(s, python)}")
     else:
         lines.append("no Vyre hooks")
-    lines.append(f"{s.others} other hook{'s' if s.others != 1 else ''}")
+    lines.append(count(s.others, "other hook"))
+    for plugin_id, on in s.plugins.items():
+        lines.append(f"Vyre's plugin {plugin_id} {'enabled' if on else 'disabled'}")
     return lines
 
 

@@ -9,20 +9,23 @@ with the daemon running or not.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from vyre import config
-from vyre.cli.common import domain_errors, now, print_json
-from vyre.cli.edit import owner_caller
+from vyre.cli.common import domain_errors, now, owner_caller, print_json
 from vyre.vocabulary import LEVELS
+from vyre.wording import count
 
 if TYPE_CHECKING:
     from vyre.learn.models import Lesson
     from vyre.learn.service import Learn
+
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @contextmanager
@@ -149,7 +152,9 @@ def decline(lesson: int) -> None:
         click.echo(_line(service.decline(lesson, caller=caller)))
 
 
-def _changes(level, max_level, scope, pin, unpin) -> dict:
+def _changes(
+    level: str | None, max_level: str | None, scope: str | None, pin: bool, unpin: bool
+) -> dict:
     return {
         "level": level,
         "max_level": max_level,
@@ -167,7 +172,7 @@ _EDIT_OPTIONS = [
 ]
 
 
-def _edit_options(fn):
+def _edit_options(fn: F) -> F:
     for option in reversed(_EDIT_OPTIONS):
         fn = option(fn)
     return fn
@@ -177,7 +182,14 @@ def _edit_options(fn):
 @click.argument("lesson", type=int)
 @_edit_options
 @domain_errors
-def edit(lesson: int, level, max_level, scope, pin, unpin) -> None:
+def edit(
+    lesson: int,
+    level: str | None,
+    max_level: str | None,
+    scope: str | None,
+    pin: bool,
+    unpin: bool,
+) -> None:
     """Tighten a lesson. A change that loosens it is refused: see `vyre learn relax`."""
     with _learn() as service:
         done = service.edit(
@@ -190,7 +202,14 @@ def edit(lesson: int, level, max_level, scope, pin, unpin) -> None:
 @click.argument("lesson", type=int)
 @_edit_options
 @domain_errors
-def relax(lesson: int, level, max_level, scope, pin, unpin) -> None:
+def relax(
+    lesson: int,
+    level: str | None,
+    max_level: str | None,
+    scope: str | None,
+    pin: bool,
+    unpin: bool,
+) -> None:
     """Loosen a lesson (you, at your terminal)."""
     caller = owner_caller()
     with _learn() as service:
@@ -245,7 +264,8 @@ def stats(as_json: bool) -> None:
         click.echo(
             f"{lesson.id:>3}  {e.verdict:<11}  applied {e.applied} · caught {e.caught} · "
             f"broken {e.broken} · repeats {e.repeats} · per 100 turns before {rate(e.before)}, "
-            f"after {rate(e.after)} ({e.turns_after} turns measured)  \u201c{lesson.sentence}\u201d"
+            f"after {rate(e.after)} ({count(e.turns_after, 'turn')} measured)  "
+            f"\u201c{lesson.sentence}\u201d"
         )
 
 
@@ -279,4 +299,5 @@ def signals(as_json: bool) -> None:
         click.echo(f"  {job.id:>3}  {job.text}")
     for row in curation:
         if row["corrections"] >= 2:
-            click.echo(f"curation: rule {row['rule']} corrected {row['corrections']} times")
+            times = "once" if row["corrections"] == 1 else f"{row['corrections']} times"
+            click.echo(f"curation: rule {row['rule']} corrected {times}")

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vyre.cli.common import domain_errors, open_memory, served
-from vyre.wording import plural
+from vyre.cli.common import domain_errors, now, open_memory, owner_caller, served
+from vyre.wording import count, plural
 
 if TYPE_CHECKING:
-    from vyre.models import ProjectChange
+    from vyre.models import Project, ProjectChange, ProjectHistory
 
 
 @click.group()
@@ -36,12 +36,19 @@ def add(
     org: str | None,
 ) -> None:
     """Create a project, or change one: add or take out folders, set its name or org."""
+    caller = owner_caller()
     with open_memory() as mem:
-        change = mem.project_add(slug, name, list(folders), org, list(remove))
+        change = mem.project_add(slug, name, list(folders), org, list(remove), caller=caller)
         derived = mem.derive() if change.changed else None
     for note in change.notes:
         click.echo(note)
     click.echo(_said(change) + (f"; {derived.summary()}" if derived else ""))
+    _undo_hint(change)
+
+
+def _undo_hint(change: ProjectChange) -> None:
+    if change.change is not None:
+        click.echo(f"undo with: vyre project undo {change.change}")
 
 
 def _said(change: ProjectChange) -> str:
@@ -64,10 +71,12 @@ def _said(change: ProjectChange) -> str:
 @domain_errors
 def pick(slug: str, session: str) -> None:
     """File SESSION in SLUG's room as well."""
+    caller = owner_caller()
     with open_memory() as mem:
-        mem.project_pick(slug, session)
+        change = mem.project_pick(slug, session, caller=caller)
         derived = mem.derive()
     click.echo(f"picked {session} into {slug}; {derived.summary()}")
+    _undo_hint(change)
 
 
 @project.command("unpick")
@@ -76,21 +85,85 @@ def pick(slug: str, session: str) -> None:
 @domain_errors
 def unpick(slug: str, session: str) -> None:
     """Take a picked SESSION out of SLUG's room."""
+    caller = owner_caller()
     with open_memory() as mem:
-        mem.project_unpick(slug, session)
+        change = mem.project_unpick(slug, session, caller=caller)
         derived = mem.derive()
     click.echo(f"unpicked {session} from {slug}; {derived.summary()}")
+    _undo_hint(change)
 
 
 @project.command("remove")
 @click.argument("slug")
 @domain_errors
 def remove(slug: str) -> None:
-    """Delete a project (its sessions go back to their own rooms)."""
+    """Delete a project (its sessions go back to their own rooms; undo brings it back)."""
+    caller = owner_caller()
     with open_memory() as mem:
-        mem.project_remove(slug)
+        change = mem.project_remove(slug, caller=caller)
         derived = mem.derive()
     click.echo(f"removed {slug}; {derived.summary()}")
+    _undo_hint(change)
+
+
+@project.command("undo")
+@click.argument("change", type=int, required=False, metavar="[CHANGE]")
+@domain_errors
+def undo(change: int | None) -> None:
+    """Put a project back as it was before CHANGE (default: the newest project change),
+    a removed project with its folders and picks."""
+    caller = owner_caller()
+    with open_memory() as mem:
+        done = mem.project_undo(change, caller=caller)
+        derived = mem.derive()
+    click.echo(
+        f"undid change {done.id} ({_change_said(done)}): {_as_now(done)}; {derived.summary()}"
+    )
+
+
+@served
+@project.command("history")
+@click.argument("slug", required=False)
+@domain_errors
+def history(slug: str | None) -> None:
+    """Every project change, oldest first, with the ids `vyre project undo` takes."""
+    from vyre.memory import ago
+
+    at = now()
+    with open_memory() as mem:
+        rows = mem.project_history(slug)
+    if not rows:
+        click.echo("no project changes yet")
+    for row in rows:
+        state = f"undone {ago(row.undone, at)}" if row.undone else ago(row.created, at)
+        click.echo(f"{row.id:>4}  {_change_said(row)}  [{state}]")
+
+
+def _change_said(row: ProjectHistory) -> str:
+    """One change in words: what it did to the project."""
+    before, after = row.before, row.after
+    if before is None:
+        return f"created project {row.slug}"
+    if after is None:
+        return f"removed project {row.slug}"
+    done = [f"added folder {f}" for f in after.folders if f not in before.folders]
+    done += [f"removed folder {f}" for f in before.folders if f not in after.folders]
+    done += [f"picked {s}" for s in after.picks if s not in before.picks]
+    done += [f"unpicked {s}" for s in before.picks if s not in after.picks]
+    done += [f"named {after.name}"] if after.name != before.name else []
+    done += [f"for {after.org}"] if after.org != before.org else []
+    return f"project {row.slug}: {', '.join(done)}"
+
+
+def _as_now(row: ProjectHistory) -> str:
+    """The project as the undo left it."""
+    back: Project | None = row.before
+    if back is None:
+        return f"project {row.slug} is gone"
+    parts = [count(len(back.folders), "folder")]
+    if back.picks:
+        parts.append(count(len(back.picks), "picked session"))
+    return f"project {row.slug} is back as it was ({', '.join(parts)})"
 
 
 @served

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vyre.cli.common import domain_errors, now, open_memory, print_json
-from vyre.cli.edit import owner_caller
+from vyre.cli.common import domain_errors, now, open_memory, owner_caller, print_json
 
 if TYPE_CHECKING:
     from vyre.models import Passage

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from html import escape
 
 from vyre.models import Fact
+from vyre.wording import clip, count
 
 MOST = 14
 ROW = 28
 COLUMNS = {"person": 20, "org": 300, "repo": 580}
 BOX_W = 220
+NAME_CHARS = 30  # what a box holds
 
 
 @dataclass
@@ -67,13 +69,9 @@ def room_svg(facts: list[Fact]) -> Picture | None:
             )
     for (name, _), (x, y) in sorted(place.items()):
         parts.append(f'<rect x="{x}" y="{y - 4}" width="{BOX_W}" height="22" rx="3"/>')
-        parts.append(f'<text x="{x + 6}" y="{y + 12}">{escape(_clip(name))}</text>')
+        parts.append(f'<text x="{x + 6}" y="{y + 12}">{escape(clip(name, NAME_CHARS))}</text>')
     parts.append("</svg>")
-    caption = f"{len(edges)} links" + (
-        f"; {left_out} less-linked names not drawn" if left_out else ""
+    caption = count(len(edges), "link") + (
+        f"; {count(left_out, 'less-linked name')} not drawn" if left_out else ""
     )
     return Picture("".join(parts), caption)
-
-
-def _clip(name: str, most: int = 30) -> str:
-    return name if len(name) <= most else name[: most - 1] + "…"

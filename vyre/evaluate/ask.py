@@ -28,6 +28,7 @@ from vyre.ask.reply import AskReply
 from vyre.errors import WorldError
 from vyre.evaluate.memory import build, load_world
 from vyre.resolve import fold
+from vyre.wording import pieces
 
 # The targets of issue 10; `gate` holds a world to these or, where a target is not reached
 # yet, to the figure its ratchet records (never lower than it was).
@@ -69,8 +70,9 @@ def judge(q: dict, reply: AskReply, memory: Memory) -> dict:
         if not s.session:
             continue
         turn = memory.ledger.turn(s.session, s.seq) if s.seq is not None else None
-        if turn is None or _norm(s.quote) not in _norm(turn["text"]):
-            grounded = False
+        written = _norm(turn["text"]) if turn else ""
+        if turn is None or not all(_norm(p) in written for p in pieces(s.quote)):
+            grounded = False  # a shortened quote ("…") is grounded when each piece is there
     text = _norm(reply.answer)
     if q.get("abstain"):
         right = reply.abstained

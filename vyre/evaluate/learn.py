@@ -24,9 +24,16 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vyre.errors import LearnError, WorldError
+
+if TYPE_CHECKING:
+    from vyre.learn.service import Learn
+
+Replay = tuple[dict, str, str, str, int | None]  # call, cwd, id, answer, the lesson in force
 
 TARGETS = {
     "block_precision": 0.98,
@@ -65,7 +72,7 @@ class _Sandbox:
             for folder in project.get("folders", []):
                 Path(self.map(folder)).mkdir(parents=True, exist_ok=True)
 
-    def map(self, value):
+    def map(self, value: Any) -> Any:
         """The world's paths, moved into the sandbox."""
         if isinstance(value, str):
             return value.replace(self.world_home, str(self.home))
@@ -173,10 +180,12 @@ def _score(spec: dict, box: _Sandbox, daemon: bool) -> dict:
             project["slug"],
             project.get("name") or project["slug"],
             box.map(project.get("folders", [])),
+            caller="local",
         )
     learn = memory.learn
     player = _Player(box)
-    replay: list[tuple[dict, str, str, str]] = []  # (call, cwd, id, answer) for the daemon pass
+    # (call, cwd, id, answer, the lesson in force) for the daemon pass
+    replay: list[Replay] = []
     denied = denied_right = 0
     violations = caught = 0
     near = near_ok = 0
@@ -277,7 +286,7 @@ def _score(spec: dict, box: _Sandbox, daemon: bool) -> dict:
 
     down_ms = list(player.latency)
     up_ms: list[float] = []
-    disagree = []
+    disagree: list[dict] = []
     if daemon:
         disagree, up_ms = _with_daemon(box, player, replay[::DAEMON_SAMPLE], only)
     memory.close()
@@ -323,7 +332,14 @@ def _score(spec: dict, box: _Sandbox, daemon: bool) -> dict:
     return result
 
 
-def _sequence(seq: dict, n: int, learn, player: _Player, make, only) -> dict:
+def _sequence(
+    seq: dict,
+    n: int,
+    learn: Learn,
+    player: _Player,
+    make: Callable[[dict], int | None],
+    only: Callable[[int | None], None],
+) -> dict:
     lid = make(seq) if seq.get("say") else None
     only(lid)
     session = f"seq{n}"
@@ -370,7 +386,9 @@ def _sequence(seq: dict, n: int, learn, player: _Player, make, only) -> dict:
     }
 
 
-def _with_daemon(box: _Sandbox, player: _Player, sample, only) -> tuple[list[dict], list[float]]:
+def _with_daemon(
+    box: _Sandbox, player: _Player, sample: list[Replay], only: Callable[[int | None], None]
+) -> tuple[list[dict], list[float]]:
     """The same calls with the daemon running: every answer must be the one given without."""
     from vyre.daemon import process
 
@@ -378,7 +396,7 @@ def _with_daemon(box: _Sandbox, player: _Player, sample, only) -> tuple[list[dic
     saved = {k: os.environ.get(k) for k in ("VYRE_HOME", "CLAUDE_CONFIG_DIR", "HOME")}
     os.environ.update({k: box.env[k] for k in saved})
     player.latency = []
-    disagree = []
+    disagree: list[dict] = []
     try:
         process.start(box.vyre_home)
         try:

@@ -46,6 +46,7 @@ from vyre.errors import CorrectionError, WorldError
 from vyre.models import Fact
 from vyre.resolve import fold
 from vyre.resolve.names import org_key
+from vyre.rooms import projects as project_ops
 from vyre.rooms.names import MAIN
 from vyre.rooms.projects import ProjectError
 
@@ -77,6 +78,8 @@ CEILINGS: dict[str, float] = {"leakage": 0, "absent.noise": 0}
 LOWER_IS_BETTER = ("leakage", "absent.noise", "absent.wrong")
 BASELINE_SLACK = 0.02
 
+WORLD_CALLER = "eval-world"  # names who set up a world's projects, in their history
+
 
 @dataclass(frozen=True)
 class Key:
@@ -105,12 +108,24 @@ def build(world: Path, home: Path, engine: str | None = None) -> Memory:
     """A memory of the world in `home`, ready to read."""
     spec, _ = load_world(world)
     memory = Memory(home, engine=engine)
+    # The world's own projects, in a home this build made: a fixture set up as the world says,
+    # not the user changing their memory, so it needs no owner (`vyre demo` and the evals run
+    # from inside Claude Code too). The world's corrections still go through the owner's API.
+    when = config.now()
     for p in spec.get("projects", []):
-        memory.project_add(p["slug"], p.get("name", p["slug"]), p["folders"], p.get("org"))
+        project_ops.add(
+            memory.ledger,
+            p["slug"],
+            p.get("name", p["slug"]),
+            p["folders"],
+            p.get("org"),
+            caller=WORLD_CALLER,
+            when=when,
+        )
     memory.ingest(Path(world) / "transcripts")
     for p in spec.get("projects", []):
         for session in p.get("picks", []):
-            memory.project_pick(p["slug"], session)
+            project_ops.pick(memory.ledger, p["slug"], session, caller=WORLD_CALLER, when=when)
     memory.derive()
     return memory
 

@@ -28,11 +28,14 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from vyre import config
 from vyre.api import Memory
 from vyre.ask import recall as recall_search
 from vyre.ask.recall import RANKING, Ranking
 from vyre.errors import WorldError
+from vyre.evaluate.memory import WORLD_CALLER
 from vyre.models import Passage
+from vyre.rooms import projects as project_ops
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SCORED = (1, 2, 3, 4)
@@ -123,8 +126,16 @@ def _projects(memory: Memory, root: Path) -> dict[str, datetime]:
         for line in path.open():
             record = json.loads(line)
             slug = record["cwd"].rstrip("/").rsplit("/", 1)[-1].lower()
-            if slug not in latest:
-                memory.project_add(slug, slug, [record["cwd"]])
+            if slug not in latest:  # a fixture in the eval's own home (see memory.build)
+                project_ops.add(
+                    memory.ledger,
+                    slug,
+                    slug,
+                    [record["cwd"]],
+                    None,
+                    caller=WORLD_CALLER,
+                    when=config.now(),
+                )
             ts = datetime.fromisoformat(record["timestamp"].replace("Z", ""))
             latest[slug] = max(latest.get(slug, ts), ts)
     return {slug: ts + timedelta(days=1) for slug, ts in latest.items()}

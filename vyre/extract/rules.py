@@ -45,9 +45,10 @@ from vyre.extract.lexicon import (
     words,
 )
 from vyre.extract.text import QUOTE_CHARS, Prose, sentence_start, squash
+from vyre.wording import clip
 
 # Bump when a rule changes what it finds: stored mentions are then recomputed from turns.
-RULES_VERSION = "6"
+RULES_VERSION = "7"  # 7: quotes cut at word boundaries, with an ellipsis
 
 __all__ = ["QUOTE_CHARS", "RULES_VERSION", "extract"]
 
@@ -1355,7 +1356,7 @@ def _git_remotes(text: str) -> list:
         if not url:
             continue
         repo = f"{url.group('owner')}/{url.group('name').removesuffix('.git')}"
-        quote = squash(m.group(0))[:QUOTE_CHARS]
+        quote = clip(m.group(0), QUOTE_CHARS)
         out.append(("repo.git_remote", repo, "repo", "git_remote", "workspace", "workspace", quote))
     return _unique(out)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from vyre.wording import ELLIPSIS, clip_around
+
 QUOTE_CHARS = 160
 LOOK_BACK = 80  # how far back a rule reads for a cue before a name
 
@@ -83,16 +85,24 @@ class Prose:
 
 
 def quote(text: str, ends: list[int], start: int, end: int) -> str:
-    """The sentence around [start, end), clipped to QUOTE_CHARS around the match."""
+    """The sentence around [start, end), clipped to QUOTE_CHARS around the match at word
+    boundaries, with an ellipsis where it was cut (`vyre.wording.clip_around`)."""
     i = bisect_left(ends, start)
     left = ends[i - 1] + 1 if i > 0 else 0
     j = bisect_left(ends, max(start, end - 1))  # the first sentence end at or after the span
     right = ends[j] + 1 if j < len(ends) else len(text)
     if right - left > QUOTE_CHARS:
-        mid = (start + end) // 2
-        lo = max(left, min(mid - QUOTE_CHARS // 2, right - QUOTE_CHARS))
-        left, right = lo, lo + QUOTE_CHARS
-    return " ".join(text[left:right].split())[:QUOTE_CHARS]
+        # only a bounded window is read: the cost stays flat however long the sentence
+        lo = max(left, (start + end) // 2 - QUOTE_CHARS)
+        hi = min(right, lo + 2 * QUOTE_CHARS)
+        room = QUOTE_CHARS - (lo > left) - (hi < right)  # for the ellipses of the window
+        clipped = clip_around(text[lo:hi], start - lo, end - lo, room)
+        if lo > left and not clipped.startswith(ELLIPSIS):
+            clipped = ELLIPSIS + clipped
+        if hi < right and not clipped.endswith(ELLIPSIS):
+            clipped += ELLIPSIS
+        return clipped
+    return " ".join(text[left:right].split())
 
 
 def sentence_start(text: str, pos: int) -> bool:

@@ -11,6 +11,7 @@ from rapidfuzz import fuzz
 
 from vyre.graph.store import FactRow
 from vyre.models import Hub, MergeCandidate
+from vyre.wording import count
 
 NEAR = 85  # rapidfuzz token_sort_ratio for names that may be one person
 LINKS = ("has_address", "works_at")
@@ -83,7 +84,7 @@ def hub_candidates(figures: HubFigures) -> list[Hub]:
             if org in taught and (by_rooms or by_share)
             else f"in {degree} of {rooms} rooms"
             if by_rooms
-            else f"in {sessions} of {total} sessions"
+            else f"in {sessions} of {count(total, 'session')}"
             if by_share
             else ""
         )

@@ -17,8 +17,10 @@ from vyre.ledger import Ledger
 from vyre.memory import ago
 from vyre.memory.text import phrase
 from vyre.rooms.names import MAIN, UNFILED
+from vyre.wording import clip
 
 BRIEF_CHARS = 600
+TITLE_CHARS = 40  # of a session's title, naming where a fact came from
 ASK_LINE = (
     "For a question about your past work or life, call memory_ask and name the session it cites."
 )
@@ -86,8 +88,7 @@ def brief(memory: Memory, cwd: str | None = None, session: str | None = None) ->
     where = "this project" if room != UNFILED else "work outside your projects"
     head = f"Vyre memory for {where}: " + "; ".join(parts) + "." if parts else ""
     room_left = BRIEF_CHARS - len(ASK_LINE) - 1
-    if len(head) > room_left:
-        head = head[: room_left - 1].rstrip() + "…"
+    head = clip(head, room_left)
     broken = memory.learn.broken_lines(cwd, now=config.now())  # waiting a check out shows
     return "\n".join(x for x in (*broken, head, ASK_LINE) if x)
 
@@ -122,4 +123,4 @@ def _titles(ledger: Ledger, sessions: set[str]) -> dict[str, str]:
         if ids
         else []
     )
-    return {sid: (t[:40] + "…" if len(t) > 40 else t) for sid, t in rows if t}
+    return {sid: clip(t, TITLE_CHARS) for sid, t in rows if t}

@@ -77,6 +77,9 @@ class ScopeStatus:
     hooks: list[VyreHook] = field(default_factory=list)
     others: int = 0  # hooks in this file that are not Vyre's
     error: str | None = None
+    # this file's `enabledPlugins` entries for Vyre's plugin: id -> enabled (a later scope's
+    # false turns an earlier scope's true off)
+    plugins: dict[str, bool] = field(default_factory=dict)
 
     @property
     def events(self) -> list[str]:
@@ -90,11 +93,14 @@ class ScopeStatus:
 # -- where the settings live ---------------------------------------------------------------
 
 
+def _config_dir() -> Path:
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(config_dir).expanduser() if config_dir else Path.home() / ".claude"
+
+
 def settings_path(scope: str, cwd: Path) -> Path:
     if scope == "user":
-        config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
-        root = Path(config_dir).expanduser() if config_dir else Path.home() / ".claude"
-        return root / "settings.json"
+        return _config_dir() / "settings.json"
     if scope == "project":
         return Path(cwd) / ".claude" / "settings.json"
     if scope == "local":
@@ -282,10 +288,50 @@ def _strip_events(hooks: dict, events: list[str]) -> bool:
 
 
 def status(cwd: Path) -> list[ScopeStatus]:
-    return [_scope_status(scope, cwd) for scope in SCOPES]
+    installed = _installed_vyre_plugins()
+    return [_scope_status(scope, cwd, installed) for scope in SCOPES]
 
 
-def _scope_status(scope: str, cwd: Path) -> ScopeStatus:
+def enabled_plugins(statuses: list[ScopeStatus]) -> list[str]:
+    """Vyre's plugin ids Claude Code loads from settings here: each scope's `enabledPlugins`
+    in turn (user, project, local), a later one overriding an earlier one. A plugin loaded
+    with `claude --plugin-dir` is in no settings file and cannot be seen from here."""
+    enabled: dict[str, bool] = {}
+    for s in statuses:
+        enabled.update(s.plugins)
+    return sorted(p for p, on in enabled.items() if on)
+
+
+def doubled(statuses: list[ScopeStatus]) -> tuple[list[str], list[str]]:
+    """(plugin ids, scopes with Vyre's hooks) when both are active: Claude Code then runs
+    Vyre's hooks twice and each prompt gets Vyre's context twice. Empty lists otherwise."""
+    plugins = enabled_plugins(statuses)
+    scopes = [s.scope for s in statuses if s.hooks]
+    return (plugins, scopes) if plugins and scopes else ([], [])
+
+
+def _installed_vyre_plugins() -> set[str]:
+    """Ids of installed plugins whose folder is Vyre's plugin, whatever they were named
+    (Claude Code's plugins/installed_plugins.json, version 1 or 2)."""
+    try:
+        data = json.loads((_config_dir() / "plugins" / "installed_plugins.json").read_bytes())
+    except (OSError, ValueError):
+        return set()
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    found = set()
+    for plugin_id, entries in (plugins if isinstance(plugins, dict) else {}).items():
+        for entry in entries if isinstance(entries, list) else [entries]:
+            path = entry.get("installPath") if isinstance(entry, dict) else None
+            if isinstance(path, str) and is_vyre_plugin(Path(path)):
+                found.add(str(plugin_id))
+    return found
+
+
+def _is_vyre_plugin_id(plugin_id: str, installed: set[str]) -> bool:
+    return plugin_id in installed or plugin_id.split("@", 1)[0] == PLUGIN_NAME
+
+
+def _scope_status(scope: str, cwd: Path, installed: set[str]) -> ScopeStatus:
     path = settings_path(scope, cwd)
     result = ScopeStatus(scope, path, exists=path.exists())
     try:
@@ -293,6 +339,10 @@ def _scope_status(scope: str, cwd: Path) -> ScopeStatus:
     except HarnessError as exc:
         result.error = str(exc)
         return result
+    plugins = data.get("enabledPlugins")
+    for plugin_id, on in (plugins if isinstance(plugins, dict) else {}).items():
+        if _is_vyre_plugin_id(str(plugin_id), installed):
+            result.plugins[str(plugin_id)] = on is True
     for event, groups in data.get("hooks", {}).items():
         for group in groups if isinstance(groups, list) else []:
             for hook in _group_hooks(group):

@@ -464,6 +464,26 @@ M015_SCAN = """
 ALTER TABLE files ADD COLUMN mtime_ns INTEGER;
 """
 
+M006_PROJECT_CHANGES = """
+-- Every change to a project (add, pick, unpick, remove) with the project as it was before and
+-- after it, as JSON {name, org, folders, picks} (NULL: there was no project), so `vyre project
+-- undo` puts it back as it was, a removed project with its folders and picks. `undone` is when
+-- it was undone; an undone change stays listed.
+CREATE TABLE project_changes (
+  id INTEGER PRIMARY KEY,
+  slug TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('add', 'pick', 'unpick', 'remove')),
+  caller TEXT NOT NULL,
+  created TEXT NOT NULL,
+  before TEXT,
+  after TEXT,
+  undone TEXT
+);
+CREATE INDEX project_changes_slug ON project_changes (slug, id);
+INSERT OR IGNORE INTO table_kinds (name, kind, what) VALUES
+  ('project_changes', 'user', 'the history of project changes, for undo');
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -477,4 +497,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m012_ask", M012_ASK),
     ("m005_graph_rooms", M005_GRAPH_ROOMS),
     ("m015_scan", M015_SCAN),
+    ("m006_project_changes", M006_PROJECT_CHANGES),
 ]

@@ -28,9 +28,12 @@ from typing import TYPE_CHECKING, Any
 from vyre.errors import LedgerBusy, LedgerDamaged, LedgerError
 from vyre.ledger import backup, search
 from vyre.ledger.migrations import MIGRATIONS
+from vyre.wording import clip
 
 if TYPE_CHECKING:
     from vyre.models import Thread
+
+TITLE_CHARS = 60  # of a session's name, where memory names the session a fact came from
 
 
 def ts_text(value: datetime | None) -> str | None:
@@ -400,9 +403,8 @@ class Ledger:
         ).fetchall()
 
 
-def _clip(text: str, most: int = 60) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= most else line[: most - 1].rsplit(" ", 1)[0] + "…"
+def _clip(text: str) -> str:
+    return clip(text, TITLE_CHARS)
 
 
 def _statements(sql: str) -> list[str]:

@@ -304,7 +304,7 @@ class Reader:
             orgs=tuple(orgs),
             deadlines=tuple(deadlines),
             conflicts=tuple(f for f in facts if f.status == "conflict"),
-            stale=sum(1 for f in facts if f.stale and f.rel != "mentioned_in"),
+            stale=sum(1 for f in facts if f.stale and f.rel not in ("is", "mentioned_in")),
             mentions=dict(mentions),
             titles=titles,
         )

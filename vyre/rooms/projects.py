@@ -1,17 +1,28 @@
-"""Projects: a name, folders, an optional org, and sessions picked in from elsewhere."""
+"""Projects: a name, folders, an optional org, and sessions picked in from elsewhere.
+
+Every change to a project decides which room a session's facts reach, so each one is the
+owner's (the API checks the caller) and each one is kept in the ledger's history
+(`project_changes`, m006) with the project as it was before and after: `undo` puts the
+project back as it was, a removed one with its folders and picks. A change that changed
+nothing is not kept.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import sqlite3
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
 
 from vyre.errors import ProjectError
 from vyre.ledger import Ledger
-from vyre.models import ProjectChange
+from vyre.models import Project, ProjectChange, ProjectChangeKind, ProjectHistory
 from vyre.rooms.membership import project_for_cwd
 from vyre.rooms.names import RESERVED
 
@@ -25,6 +36,9 @@ def add(
     folders: Sequence[str],
     org: str | None,
     remove: Sequence[str] = (),
+    *,
+    caller: str,
+    when: datetime,
 ) -> ProjectChange:
     """Create a project, or change an existing one: add `folders`, take out `remove`, and set
     the name or org when given (an existing project keeps what is not given). Refused, with
@@ -67,6 +81,7 @@ def add(
     renamed = name if name and (existing is None or name != existing["name"]) else None
     new_org = org if org and (existing is None or org != existing["org"]) else None
     with ledger.transaction() as db:
+        before = _state(db, slug)
         if existing is None:
             db.execute(
                 "INSERT INTO projects (slug, name, org) VALUES (?, ?, ?)", (slug, name or slug, org)
@@ -84,6 +99,7 @@ def add(
             "DELETE FROM project_folders WHERE slug = ? AND folder = ?",
             [(slug, f) for f in removed],
         )
+        change = _record(db, slug, "add", before, caller, when)
     return ProjectChange(
         slug=slug,
         created=existing is None,
@@ -92,6 +108,7 @@ def add(
         added=tuple(added),
         removed=tuple(removed),
         notes=tuple(notes),
+        change=change,
     )
 
 
@@ -106,26 +123,178 @@ def _require(ledger: Ledger, slug: str) -> None:
         raise ProjectError(f"no project {slug!r} (see `vyre project list`)")
 
 
-def pick(ledger: Ledger, slug: str, session: str) -> None:
+def pick(ledger: Ledger, slug: str, session: str, *, caller: str, when: datetime) -> int | None:
+    """File `session` in `slug`'s room too; the history row (None: it was picked already)."""
     _require(ledger, slug)
     if not ledger.session(session):
         raise ProjectError(f"no session {session!r} in memory (run `vyre ingest` first?)")
     with ledger.transaction() as db:
+        before = _state(db, slug)
         db.execute("INSERT OR IGNORE INTO picks (slug, session) VALUES (?, ?)", (slug, session))
+        return _record(db, slug, "pick", before, caller, when)
 
 
-def unpick(ledger: Ledger, slug: str, session: str) -> None:
+def unpick(ledger: Ledger, slug: str, session: str, *, caller: str, when: datetime) -> int | None:
     _require(ledger, slug)
     with ledger.transaction() as db:
+        before = _state(db, slug)
         cur = db.execute("DELETE FROM picks WHERE slug = ? AND session = ?", (slug, session))
         if cur.rowcount == 0:
             raise ProjectError(f"session {session!r} is not picked into {slug!r}")
+        return _record(db, slug, "unpick", before, caller, when)
 
 
-def remove(ledger: Ledger, slug: str) -> None:
+def remove(ledger: Ledger, slug: str, *, caller: str, when: datetime) -> int | None:
     _require(ledger, slug)
     with ledger.transaction() as db:
+        before = _state(db, slug)
         db.execute("DELETE FROM projects WHERE slug = ?", (slug,))
+        return _record(db, slug, "remove", before, caller, when)
+
+
+# -- the history, and undo ------------------------------------------------------------------
+
+
+def history(ledger: Ledger, slug: str | None = None) -> list[ProjectHistory]:
+    """Every change kept, oldest first (only `slug`'s when given)."""
+    where, args = ("WHERE slug = ?", (slug,)) if slug else ("", ())
+    rows = ledger.db.execute(
+        "SELECT id, slug, kind, caller, created, before, after, undone FROM project_changes "
+        f"{where} ORDER BY id",
+        args,
+    ).fetchall()
+    return [_history(row) for row in rows]
+
+
+def undo(ledger: Ledger, change: int | None, *, caller: str, when: datetime) -> ProjectHistory:
+    """Put the project back as it was before `change` (default: the newest change not undone).
+    Refused, with nothing changed: a change undone already, a project changed since (undo the
+    newer change first), and a folder that another project holds now."""
+    with ledger.transaction() as db:
+        row = _pick_change(db, change)
+        done = _history(row)
+        if done.undone:
+            raise ProjectError(f"project change {done.id} is undone already")
+        newer = db.execute(
+            "SELECT id FROM project_changes WHERE slug = ? AND id > ? AND undone IS NULL "
+            "ORDER BY id DESC LIMIT 1",
+            (done.slug, done.id),
+        ).fetchone()
+        if newer or _state(db, done.slug) != _snapshot(row[6]):
+            later = f"undo change {newer[0]} first" if newer else "it changed since"
+            raise ProjectError(
+                f"project {done.slug!r} is not as change {done.id} left it ({later}; "
+                "see `vyre project history`)"
+            )
+        back = _snapshot(row[5])
+        for folder in back["folders"] if back else ():
+            holder = db.execute(
+                "SELECT slug FROM project_folders WHERE folder = ? AND slug != ?",
+                (folder, done.slug),
+            ).fetchone()
+            if holder:
+                raise ProjectError(
+                    f"cannot undo change {done.id}: {folder} is in project {holder[0]!r} now "
+                    f"(take it out there first: vyre project add {holder[0]} --remove-folder "
+                    f"{shlex.quote(folder)})"
+                )
+        db.execute("DELETE FROM projects WHERE slug = ?", (done.slug,))  # folders, picks too
+        if back:
+            db.execute(
+                "INSERT INTO projects (slug, name, org) VALUES (?, ?, ?)",
+                (done.slug, back["name"], back["org"]),
+            )
+            db.executemany(
+                "INSERT INTO project_folders (slug, folder) VALUES (?, ?)",
+                [(done.slug, f) for f in back["folders"]],
+            )
+            db.executemany(
+                "INSERT INTO picks (slug, session) VALUES (?, ?)",
+                [(done.slug, s) for s in back["picks"]],
+            )
+        db.execute(
+            "UPDATE project_changes SET undone = ? WHERE id = ?", (when.isoformat(), done.id)
+        )
+    return done.model_copy(update={"undone": when})
+
+
+def _pick_change(db: sqlite3.Connection, change: int | None) -> tuple[Any, ...]:
+    cols = "id, slug, kind, caller, created, before, after, undone"
+    if change is None:
+        row = db.execute(
+            f"SELECT {cols} FROM project_changes WHERE undone IS NULL ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            raise ProjectError("no project change to undo (see `vyre project history`)")
+        return tuple(row)
+    row = db.execute(f"SELECT {cols} FROM project_changes WHERE id = ?", (change,)).fetchone()
+    if row is None:
+        raise ProjectError(f"no project change {change} (see `vyre project history`)")
+    return tuple(row)
+
+
+def _state(db: sqlite3.Connection, slug: str) -> dict[str, Any] | None:
+    """The project as the history keeps it: name, org, folders and picks (None: no project)."""
+    row = db.execute("SELECT name, org FROM projects WHERE slug = ?", (slug,)).fetchone()
+    if row is None:
+        return None
+    folders = db.execute(
+        "SELECT folder FROM project_folders WHERE slug = ? ORDER BY folder", (slug,)
+    ).fetchall()
+    picks = db.execute("SELECT session FROM picks WHERE slug = ? ORDER BY session", (slug,))
+    return {
+        "name": row[0],
+        "org": row[1],
+        "folders": [f[0] for f in folders],
+        "picks": [p[0] for p in picks.fetchall()],
+    }
+
+
+def _record(
+    db: sqlite3.Connection,
+    slug: str,
+    kind: ProjectChangeKind,
+    before: dict[str, Any] | None,
+    caller: str,
+    when: datetime,
+) -> int | None:
+    """Keep one change with the project before and after it; None when nothing changed."""
+    after = _state(db, slug)
+    if after == before:
+        return None
+    cur = db.execute(
+        "INSERT INTO project_changes (slug, kind, caller, created, before, after) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (slug, kind, caller, when.isoformat(), _json(before), _json(after)),
+    )
+    return cur.lastrowid
+
+
+def _json(state: dict[str, Any] | None) -> str | None:
+    return None if state is None else json.dumps(state, sort_keys=True, ensure_ascii=False)
+
+
+def _snapshot(text: str | None) -> dict[str, Any] | None:
+    return None if text is None else dict(json.loads(text))
+
+
+def _history(row: tuple[Any, ...]) -> ProjectHistory:
+    ident, slug, kind, caller, created, before, after, undone = row
+
+    def project(text: str | None) -> Project | None:
+        state = _snapshot(text)
+        return None if state is None else Project(slug=slug, **state)
+
+    return ProjectHistory(
+        id=ident,
+        slug=slug,
+        kind=kind,
+        caller=caller,
+        created=datetime.fromisoformat(created),
+        before=project(before),
+        after=project(after),
+        undone=datetime.fromisoformat(undone) if undone else None,
+    )
 
 
 def slug_for(folder: str) -> str:

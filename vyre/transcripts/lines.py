@@ -32,6 +32,7 @@ from typing import NamedTuple
 import orjson
 
 from vyre.transcripts.classify import IGNORED, Draft, drafts
+from vyre.wording import clip
 
 # Errors a record of an unexpected shape can raise while being read. Anything else is a bug.
 SHAPE_ERRORS = (
@@ -198,7 +199,7 @@ def _read(record: dict, seq: int) -> Read | str:
         return out
     if kind == "summary":
         summary = record.get("summary")
-        return Read(kind, title=summary[:200] if isinstance(summary, str) else None)
+        return Read(kind, title=clip(summary, 200) if isinstance(summary, str) else None)
     if kind in IGNORED:
         return Read(kind, cwd=_text(record.get("cwd")))
     return "unknown record type"
