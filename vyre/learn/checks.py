@@ -130,10 +130,10 @@ def _subwords(prog: str, cmd: Command) -> tuple[list[str], list[Word], str]:
     """A command's subcommand words (aliases resolved), the words after them and its cwd."""
     if prog == "git":
         sub, rest, cwd = P.git_sub(cmd)
-        subs = [sub] if sub else []
+        found = [sub] if sub else []
         if sub and rest and not rest[0].text.startswith("-"):
-            subs.append(rest[0].text)  # `git stash drop`, `git remote add`
-        return subs, rest, cwd
+            found.append(rest[0].text)  # `git stash drop`, `git remote add`
+        return found, rest, cwd
     words = cmd.argv[1:]
     i = 0
     while i < len(words) and words[i].text.startswith("-"):
@@ -156,7 +156,8 @@ def _after_option_values(prog: str, cmd: Command) -> list[list[str]]:
     that option's value (`kubectl --context prod delete`), so the next word may be the
     subcommand."""
     words = cmd.argv[1:]
-    out, i = [], 0
+    out: list[list[str]] = []
+    i = 0
     while i + 1 < len(words) and len(out) < 2:
         t = words[i].text
         if t.startswith("-") and "=" not in t and not words[i + 1].text.startswith("-"):
@@ -578,7 +579,7 @@ class Call:
         return ""
 
 
-def _s(value) -> str:
+def _s(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
@@ -766,7 +767,7 @@ def validate(check: dict) -> str | None:
     return None
 
 
-def _validate_pattern(pattern) -> str | None:
+def _validate_pattern(pattern: object) -> str | None:
     if not isinstance(pattern, dict):
         return "a command check needs a command"
     if pattern.get("class"):

@@ -444,7 +444,7 @@ def distill(text: str) -> Distilled:
 def _one(sentence: str, before: str = "") -> Distilled:
     original = sentence.strip()
     scope = _scope(original)
-    where = _where(original)
+    where = _where(original) or []
     text = _clean(original)
     prose = bool(where) and any(w.startswith(("docs", "*.md", "README")) for w in where)
     for shape in (_after, _before, _prefer, _only, _negated):
@@ -863,7 +863,8 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
         return {"kind": "tool", "command": {"program": into, "from": [piped.group("a").lower()]}}
     if _FORCE_RE.search(rest):
         pattern = {"program": "git", "sub": ["push"], "flags": ["--force"]}
-        b = _BRANCH_RE.search(rest[_FORCE_RE.search(rest).end() :])
+        forced = _FORCE_RE.search(rest)
+        b = _BRANCH_RE.search(rest[forced.end() :]) if forced else None
         if b:
             pattern["args"] = [b.group("b").lower()]
         return {"kind": "tool", "command": pattern}
@@ -1205,8 +1206,9 @@ def _action(text: str) -> dict | None:
         return _command_pattern(m.group(1))
     first = raw.split()[0].lower() if raw.split() else ""
     first = re.sub(r"^(?:you\s+)?", "", first)
-    if _ACTION_COMMANDS.get(first):
-        pattern = dict(_ACTION_COMMANDS[first])
+    known = _ACTION_COMMANDS.get(first)
+    if known:
+        pattern: dict[str, object] = dict(known)
         b = _BRANCH_RE.search(raw[len(first) :])
         if b and pattern.get("sub") == ["push"]:
             pattern["args"] = [b.group("b").lower()]

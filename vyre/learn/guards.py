@@ -30,6 +30,13 @@ import os
 from vyre.learn import paths as P
 from vyre.learn.shell import Command
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: this runs in the hook, importing little
+if TYPE_CHECKING:
+    import ast
+
+    from vyre.learn.checks import Call
+    from vyre.learn.shell import Parsed
+
 _STARTUP = frozenset(
     {
         ".bashrc",
@@ -118,7 +125,7 @@ class Guarded:
         return text if text.isdigit() else None
 
 
-def check(call, permission_mode: str = "") -> str | None:
+def check(call: Call, permission_mode: str = "") -> str | None:
     """Why this call is held by a guard, or None. `call` is a `vyre.learn.checks.Call`."""
     where = Guarded(call.env)
     tool = call.tool
@@ -441,7 +448,7 @@ def _python_verdict(code: str, where: Guarded) -> bool | None:
     return False
 
 
-def _call_name(func) -> str:
+def _call_name(func: ast.expr) -> str:
     import ast
 
     if isinstance(func, ast.Name):
@@ -451,7 +458,7 @@ def _call_name(func) -> str:
     return ""
 
 
-def _write_mode(tree) -> bool:
+def _write_mode(tree: ast.AST) -> bool:
     import ast
 
     for node in ast.walk(tree):
@@ -533,7 +540,7 @@ def _read_only_sql(sql: str) -> bool:
     return True
 
 
-def _encoded(parsed) -> bool:
+def _encoded(parsed: Parsed) -> bool:
     """Runs text made at run time in a way that hides it (decoders, eval of variables)."""
     reasons = " ".join(parsed.opaque)
     if "eval" in reasons:

@@ -20,6 +20,11 @@ import os
 from vyre.learn import checks, judge
 from vyre.learn.checks import Call
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's fast path imports little
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any, NoReturn
+
 TESTS = {"class": "test"}
 JUDGE_TIMEOUT_S = 2.0  # well inside Claude Code's hook timeout: past it, deny
 _BUSY_MS = 200
@@ -38,11 +43,11 @@ def home() -> str:
 def pre_tool(payload: dict, session: str | None) -> tuple[dict | None, dict]:
     """(the answer for Claude Code, the row to record)."""
     tool = _text(payload.get("tool_name")) or ""
-    data = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    data = _tool_input(payload)
     cwd = _text(payload.get("cwd")) or os.getcwd()
     mode = _text(payload.get("permission_mode")) or ""
     env = dict(os.environ)
-    row = {
+    row: dict[str, object] = {
         "event": "PreToolUse",
         "session": session,
         "tool": tool,
@@ -79,9 +84,9 @@ def pre_tool(payload: dict, session: str | None) -> tuple[dict | None, dict]:
 def post_tool(payload: dict, session: str | None, ok: int) -> dict:
     """The row for a finished call: which owed commands it ran, which watched files it changed."""
     tool = _text(payload.get("tool_name")) or ""
-    data = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    data = _tool_input(payload)
     cwd = _text(payload.get("cwd")) or os.getcwd()
-    row = {
+    row: dict[str, object] = {
         "event": "PostToolUse" if ok else "PostToolUseFailure",
         "session": session,
         "tool": tool,
@@ -167,7 +172,7 @@ def _owes(turn: list[dict], lid: int) -> bool:
     return not any(r["id"] > last_change and mark in r["ran"] and r["ok"] == 1 for r in turn)
 
 
-def _ran_since_change(session: str | None, lesson) -> bool:
+def _ran_since_change(session: str | None, lesson: judge.Lesson) -> bool:
     """For `run X before Y`: has X run (and passed) since the session last changed a file?"""
     if not session:
         return False
@@ -302,7 +307,7 @@ def spooled(session: str) -> list[dict]:
     return out
 
 
-def drain(db, base: str | None = None) -> int:
+def drain(db: sqlite3.Connection, base: str | None = None) -> int:
     """Move spooled rows into the ledger through `db`, in the order they were written."""
     from vyre.hooks import fastjson
 
@@ -315,7 +320,8 @@ def drain(db, base: str | None = None) -> int:
         os.rename(path, taking)  # later hooks start a new spool while this one drains
     except OSError:
         return 0
-    learn_rows, tool_rows = [], []
+    learn_rows: list[dict] = []
+    tool_rows: list[dict] = []
     with open(taking, "rb") as f:
         for line in f.read().splitlines():
             try:
@@ -356,12 +362,12 @@ COLUMNS = (
 )
 
 
-def write_rows(path: str, rows: list[dict], db=None) -> None:
+def write_rows(path: str, rows: list[dict], db: sqlite3.Connection | None = None) -> None:
     """Insert learn_commands rows (with the turn they belong to) and count broken lessons."""
     import _sqlite3 as sqlite3  # the C module: `sqlite3` would load datetime on the hook path
 
     own = db is None
-    if own:
+    if db is None:
         if not os.path.exists(path):
             return
         try:
@@ -413,7 +419,7 @@ def write_rows(path: str, rows: list[dict], db=None) -> None:
             db.close()
 
 
-def _escalate(db, lid: int) -> None:
+def _escalate(db: sqlite3.Connection, lid: int) -> None:
     """A broken lesson goes up one level, to its cap, unless pinned; the snapshot follows."""
     row = db.execute("SELECT level, max_level, pinned FROM lessons WHERE id = ?", (lid,)).fetchone()
     if not row or row[2]:
@@ -453,25 +459,32 @@ def _file_path(call: Call) -> str | None:
     return join(call.cwd, path) if path else None
 
 
-def _ids(ids: list) -> str:
+def _ids(ids: list[int]) -> str:
     return "," + ",".join(str(i) for i in ids) + "," if ids else ""
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _tool_input(payload: dict) -> dict:
+    data = payload.get("tool_input")
+    return data if isinstance(data, dict) else {}
 
 
 class _deadline:
     """Raise _Timeout after `seconds` (SIGALRM via the C module: no `signal`/`enum` import)."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float) -> None:
         self.seconds = seconds
+        self._signal: Any = None
+        self._old: Any = None
 
-    def __enter__(self):
+    def __enter__(self) -> _deadline:
         try:
-            import _signal
+            import _signal  # type: ignore[import-not-found, unused-ignore]
 
-            def fire(*_):
+            def fire(*_: object) -> NoReturn:
                 raise _Timeout()
 
             self._old = _signal.signal(_signal.SIGALRM, fire)
@@ -481,8 +494,7 @@ class _deadline:
             self._signal = None
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self._signal is not None:
             self._signal.setitimer(self._signal.ITIMER_REAL, 0)
             self._signal.signal(self._signal.SIGALRM, self._old)
-        return False

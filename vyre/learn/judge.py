@@ -16,6 +16,14 @@ from vyre.learn import checks, guards
 from vyre.learn.checks import Call
 from vyre.learn.paths import READ_ONLY_TOOLS, SHELL_TOOLS
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: this runs in the hook, importing little
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable, Iterable
+
+    # whether an `after` lesson's owed command ran since the last change (None: unknown)
+    History = Callable[["Lesson"], bool | None] | None
+
 SNAPSHOT = "lessons.json"
 SNAPSHOT_HASH = "lessons_snapshot_hash"
 LEDGER = "vyre.db"
@@ -94,7 +102,13 @@ class Verdict:
 
     __slots__ = ("decision", "guard", "lessons", "reason")
 
-    def __init__(self, decision=None, reason="", lessons=(), guard=False):
+    def __init__(
+        self,
+        decision: str | None = None,
+        reason: str = "",
+        lessons: Iterable[int] = (),
+        guard: bool = False,
+    ) -> None:
         self.decision: str | None = decision  # deny | ask | remind | None (allow)
         self.reason = reason
         self.lessons: list[int] = list(lessons)
@@ -196,7 +210,7 @@ def ledger_rows(path: str) -> list[dict]:
         db.close()
 
 
-def rows_from(db) -> list[dict]:
+def rows_from(db: sqlite3.Connection) -> list[dict]:
     """Active lessons as the snapshot holds them, from an open ledger connection."""
     from vyre.hooks import fastjson
 
@@ -224,7 +238,7 @@ def rows_from(db) -> list[dict]:
     return out
 
 
-def write_snapshot(home: str, db) -> str:
+def write_snapshot(home: str, db: sqlite3.Connection) -> str:
     """Write `lessons.json` atomically (0600) from the ledger and keep its hash in meta.
     The ledger connection `db` is the writer's own; the hash lands in its transaction."""
     import hashlib
@@ -248,7 +262,9 @@ def write_snapshot(home: str, db) -> str:
     return digest
 
 
-def decide(call: Call, lessons: list[Lesson], *, mode: str = "", history=None) -> Verdict:
+def decide(
+    call: Call, lessons: list[Lesson], *, mode: str = "", history: History = None
+) -> Verdict:
     """Guards, then lessons. `history(lesson)` says whether an `after ... before` lesson's
     owed command has run since the last change in this session (None: unknown, owed)."""
     reason = guards.check(call, mode)
@@ -265,7 +281,7 @@ def decide(call: Call, lessons: list[Lesson], *, mode: str = "", history=None) -
     return _by_lessons(call, lessons, mode, history)
 
 
-def _by_lessons(call: Call, lessons: list[Lesson], mode: str, history) -> Verdict:
+def _by_lessons(call: Call, lessons: list[Lesson], mode: str, history: History) -> Verdict:
     fired: list[tuple[int, Lesson]] = []
     pool = lessons.candidates(call) if isinstance(lessons, LessonSet) else lessons
     for lesson in pool:
@@ -289,7 +305,7 @@ def _by_lessons(call: Call, lessons: list[Lesson], mode: str, history) -> Verdic
     return Verdict(decision, _reason(chosen), [lesson.id for _, lesson in fired])
 
 
-def _violates(lesson: Lesson, call: Call, history) -> bool:
+def _violates(lesson: Lesson, call: Call, history: History) -> bool:
     check = lesson.check
     if check.get("kind") == "after":
         before = check.get("before")

@@ -63,7 +63,9 @@ class Touch:
 
     __slots__ = ("content", "glob", "path", "tree")
 
-    def __init__(self, path: str, tree: bool = False, glob: bool = False, content=None):
+    def __init__(
+        self, path: str, tree: bool = False, glob: bool = False, content: str | None = None
+    ) -> None:
         self.path, self.tree, self.glob, self.content = path, tree, glob, content
 
     def __repr__(self) -> str:
@@ -95,7 +97,7 @@ def _written_text(cmd: Command) -> str | None:
     return None
 
 
-def _touch(cwd: str, word: Word, tree: bool = False, content=None) -> Touch:
+def _touch(cwd: str, word: Word, tree: bool = False, content: str | None = None) -> Touch:
     return Touch(join(cwd, word.text), tree, word.glob, content)
 
 

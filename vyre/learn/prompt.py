@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the prompt hook imports little
+if TYPE_CHECKING:
+    import sqlite3
+
 CUES = frozenset(
     """never don't dont do not stop avoid always must instead only prefer use yes yep yeah
     sure ok okay no nope nah keep drop before after whenever mustn't shouldn't quit ban
@@ -70,7 +74,7 @@ def _waiting(path: str, session: str) -> bool:
         db.close()
 
 
-def _tampered(db) -> bool:
+def _tampered(db: sqlite3.Connection) -> bool:
     """Does the snapshot differ from the hash Vyre wrote? (Then the full path signals it and
     rewrites it.) The hash of a few kilobytes, with the C module."""
     from vyre.learn import judge
@@ -85,7 +89,7 @@ def _tampered(db) -> bool:
     try:
         from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
     except ImportError:
-        from _sha256 import sha256  # type: ignore[import-not-found,no-redef]
+        from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]
     return row is None or sha256(body).hexdigest() != row[0]
 
 
@@ -121,7 +125,7 @@ def _count(path: str, session: str, cwd: str) -> None:
         pass
 
 
-def _project(db, cwd: str) -> str:
+def _project(db: sqlite3.Connection, cwd: str) -> str:
     from vyre.learn.paths import under
 
     best = ""

@@ -25,6 +25,7 @@ import re
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from vyre import config
 from vyre.callers import require_owner
@@ -34,6 +35,11 @@ from vyre.learn.distill import Distilled, distill, explicit_scope, looks_like_ru
 from vyre.learn.models import LEVELS, Effect, Job, Lesson, Signal
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_text, ts_value
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from vyre.learn.model import Distiller
 
 SNAPSHOT_HASH = judge.SNAPSHOT_HASH
 JOBS_CAP = 200
@@ -156,7 +162,7 @@ class Learn:
             raise LearnError(f"no lesson {lid} (see `vyre learn show`)")
         return self._lesson(row)
 
-    def _lesson(self, row) -> Lesson:
+    def _lesson(self, row: Sequence[Any]) -> Lesson:
         d = dict(zip(_COLUMNS, row, strict=True))
         check = json.loads(d.pop("check_json"))
         for k in ("created", "accepted", "retired", "first_signal"):
@@ -204,7 +210,7 @@ class Learn:
         is not a rule or the same lesson exists already."""
         found = distill(text)
         when = now or config.now()
-        if not found.ok:
+        if found.check is None:
             if not found.rule:
                 return None
             return self._queue(found.sentence, session, self._project(cwd), when)
@@ -229,10 +235,20 @@ class Learn:
         return self._insert(found, level or "block", scope, "proposed", source, session, when, note)
 
     def _insert(
-        self, found: Distilled, level, scope, status, source, session, now, note=None
+        self,
+        found: Distilled,
+        level: str,
+        scope: str,
+        status: str,
+        source: str,
+        session: str | None,
+        now: datetime | None,
+        note: str | None = None,
     ) -> Lesson:
         if level not in LEVELS:
             raise LearnError(f"--level must be one of {', '.join(LEVELS)}")
+        if found.check is None:
+            raise LearnError(f"no check shape fits: {found.reason}")
         when = now or config.now()
         key = check_key(found.check)
         first = self.db.execute(
@@ -260,9 +276,11 @@ class Learn:
                     note,
                 ),
             )
-        return self.get(cur.lastrowid)
+        return self.get(cast(int, cur.lastrowid))  # an INSERT's row id
 
-    def _queue(self, text: str, session, project, when) -> Job | None:
+    def _queue(
+        self, text: str, session: str | None, project: str | None, when: datetime
+    ) -> Job | None:
         key = text_key(text)
         count = self.db.execute(
             "SELECT count(*) FROM learn_jobs WHERE status = 'waiting'"
@@ -301,7 +319,9 @@ class Learn:
             for r in rows
         ]
 
-    def run_jobs(self, distiller, *, limit: int = 6, now: datetime | None = None) -> list[Lesson]:
+    def run_jobs(
+        self, distiller: Distiller, *, limit: int = 6, now: datetime | None = None
+    ) -> list[Lesson]:
         """Hand waiting jobs to a distiller (`vyre.learn.model`): every answer is validated and
         becomes a proposal at ask, never an active lesson."""
         made = []
@@ -344,7 +364,14 @@ class Learn:
         require_owner(caller)
         return self._set_status(lid, "declined", from_status="proposed")
 
-    def _set_status(self, lid: int, status: str, *, from_status: str | None = None, when=None):
+    def _set_status(
+        self,
+        lid: int,
+        status: str,
+        *,
+        from_status: str | None = None,
+        when: datetime | None = None,
+    ) -> Lesson:
         lesson = self.get(lid)
         if from_status and lesson.status != from_status:
             raise LearnError(f"lesson {lid} is {lesson.status}, not {from_status}")
@@ -408,7 +435,16 @@ class Learn:
             require_owner(caller)
         return self._apply(lid, change)
 
-    def _change(self, lesson, level, max_level, scope, pinned, check, cwd) -> dict:
+    def _change(
+        self,
+        lesson: Lesson,
+        level: str | None,
+        max_level: str | None,
+        scope: str | None,
+        pinned: bool | None,
+        check: dict | None,
+        cwd: str | None,
+    ) -> dict:
         change: dict = {}
         if level is not None:
             if level not in LEVELS:
@@ -711,8 +747,8 @@ class Learn:
             )
             if path:
                 sentence = f"Leave {os.path.basename(path)} alone (you put it back twice)."
-                check = {"kind": "path", "paths": [path]}
-                made += self._inferred(sentence, check, "ask", key, cwd, when)
+                left: dict = {"kind": "path", "paths": [path]}
+                made += self._inferred(sentence, left, "ask", key, cwd, when)
         window = ts_text(when - timedelta(days=DECLINED_DAYS))
         for key, turned_down, allowed in self.db.execute(
             "SELECT key, sum(kind IN ('declined', 'denied')), sum(kind = 'allowed') "
@@ -727,28 +763,28 @@ class Learn:
                 "ORDER BY id DESC LIMIT 1",
                 (key,),
             ).fetchone()
-            check = _shape_check(json.loads(meta[0] or "{}")) if meta else None
-            if check:
+            shaped = _shape_check(json.loads(meta[0] or "{}")) if meta else None
+            if shaped:
                 what = (
-                    checks.describe_command(check["command"])
-                    if "command" in check
-                    else (f"the {check['tool']} tool")
+                    checks.describe_command(shaped["command"])
+                    if "command" in shaped
+                    else (f"the {shaped['tool']} tool")
                 )
                 sentence = (
                     f"Don't use {what} (you turned it down {turned_down} times in "
                     f"{DECLINED_DAYS} days)."
                 )
-                made += self._inferred(sentence, check, "ask", key, cwd, when)
+                made += self._inferred(sentence, shaped, "ask", key, cwd, when)
         for (key,) in self.db.execute(
             "SELECT DISTINCT key FROM learn_signals WHERE kind = 'untested' AND ts >= ?",
             (since,),
         ).fetchall():
             sentence = "Run the tests again after changing code to fix them."
-            check = {"kind": "after", "run": {"class": "test"}}
-            made += self._inferred(sentence, check, "remind", key, cwd, when)
+            retest = {"kind": "after", "run": {"class": "test"}}
+            made += self._inferred(sentence, retest, "remind", key, cwd, when)
         return made
 
-    def _ran_shape(self, key: str, since: str) -> bool:
+    def _ran_shape(self, key: str, since: str | None) -> bool:
         """Did a call of this shape run in that window (the person let it through)?"""
         return bool(
             self.db.execute(
@@ -759,7 +795,13 @@ class Learn:
         )
 
     def _inferred(
-        self, sentence: str, check: dict, level: str, signal_key: str, cwd, when
+        self,
+        sentence: str,
+        check: dict,
+        level: str,
+        signal_key: str,
+        cwd: str | None,
+        when: datetime,
     ) -> list[Lesson]:
         if (
             checks.validate(check) is not None

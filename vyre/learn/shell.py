@@ -21,6 +21,7 @@ What must stay true:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")", "\n")
 _REDIRECTS = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<&", "<>", ">", "<")
@@ -40,7 +41,9 @@ class Word:
 
     __slots__ = ("dynamic", "glob", "quoted", "text")
 
-    def __init__(self, text: str, quoted: bool = False, dynamic: bool = False, glob=False):
+    def __init__(
+        self, text: str, quoted: bool = False, dynamic: bool = False, glob: bool = False
+    ) -> None:
         self.text, self.quoted, self.dynamic, self.glob = text, quoted, dynamic, glob
 
     def __repr__(self) -> str:
@@ -75,7 +78,15 @@ class Command:
         "via",
     )
 
-    def __init__(self, argv, cwd, assigns=None, redirects=None, via=(), depth=0):
+    def __init__(
+        self,
+        argv: list[Word],
+        cwd: str,
+        assigns: dict[str, str] | None = None,
+        redirects: list[Redirect] | None = None,
+        via: tuple[str, ...] = (),
+        depth: int = 0,
+    ) -> None:
         self.argv: list[Word] = argv
         self.cwd: str = cwd
         self.assigns: dict[str, str] = assigns or {}
@@ -272,7 +283,8 @@ def _read_heredocs(text: str, i: int, pending: list) -> int:
 
 
 def _substitutions(text: str) -> list[str]:
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while True:
         i = text.find("$(", i)
         if i < 0:
@@ -335,7 +347,7 @@ def _word(text: str, i: int, env: dict[str, str]) -> tuple[_Tok, int]:
     return tok, i
 
 
-def _dquote(text, i, env, out, tok) -> tuple[int, bool]:
+def _dquote(text: str, i: int, env: dict[str, str], out: list[str], tok: _Tok) -> tuple[int, bool]:
     dynamic, n = False, len(text)
     while i < n:
         c = text[i]
@@ -359,7 +371,7 @@ def _dquote(text, i, env, out, tok) -> tuple[int, bool]:
     return n, dynamic
 
 
-def _dollar(text, i, env, out, tok) -> tuple[int, bool]:
+def _dollar(text: str, i: int, env: dict[str, str], out: list[str], tok: _Tok) -> tuple[int, bool]:
     n = len(text)
     nxt = text[i + 1] if i + 1 < n else ""
     if nxt == "(":
@@ -483,7 +495,9 @@ class _Walker:
         toks = tokenize(text, self.env)
         return self._list(toks, 0, len(toks), cwd, depth, via)[1]
 
-    def _list(self, toks, i, end, cwd, depth, via) -> tuple[int, str]:
+    def _list(
+        self, toks: list[_Tok], i: int, end: int, cwd: str, depth: int, via: tuple[str, ...]
+    ) -> tuple[int, str]:
         """A list of pipelines: cwd flows through `;`, `&&`, `||`; a subshell keeps its own."""
         pipe_prev: list[Command] = []
         while i < end:
@@ -511,7 +525,7 @@ class _Walker:
         return i, cwd
 
     @staticmethod
-    def _match_paren(toks, i, end) -> int:
+    def _match_paren(toks: list[_Tok], i: int, end: int) -> int:
         depth = 0
         for k in range(i, end):
             t = toks[k]
@@ -523,7 +537,14 @@ class _Walker:
                     return k
         return end
 
-    def _simple(self, toks, cwd, depth, via, pipe_prev) -> tuple[list[Command], str]:
+    def _simple(
+        self,
+        toks: list[_Tok],
+        cwd: str,
+        depth: int,
+        via: tuple[str, ...],
+        pipe_prev: list[Command],
+    ) -> tuple[list[Command], str]:
         assigns: dict[str, str] = {}
         words: list[Word] = []
         redirects: list[Redirect] = []
@@ -592,7 +613,16 @@ class _Walker:
         return join(cwd, args[0].text)
 
     def _expand(
-        self, words, cwd, assigns, redirects, via, depth, env, stdin, fed=()
+        self,
+        words: list[Word],
+        cwd: str,
+        assigns: dict[str, str],
+        redirects: list[Redirect],
+        via: tuple[str, ...],
+        depth: int,
+        env: dict[str, str],
+        stdin: str | None,
+        fed: Sequence[Word] = (),
     ) -> list[Command]:
         """Record the command, then whatever it runs in turn (wrappers, shells, eval)."""
         cmd = Command(words, cwd, assigns, redirects, via, depth)
@@ -650,7 +680,9 @@ class _Walker:
                 self._nested(cmd, cmd.stdin, cwd, depth, via, prog)
         return made
 
-    def _nested(self, cmd, script, cwd, depth, via, prog) -> None:
+    def _nested(
+        self, cmd: Command, script: str, cwd: str, depth: int, via: tuple[str, ...], prog: str
+    ) -> None:
         self.run(script, cwd, depth + 1, (*via, prog))
 
 
