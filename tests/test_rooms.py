@@ -13,6 +13,8 @@ from tests.transcript import session
 from vyre.api import Memory
 from vyre.config import parse_time
 from vyre.evaluate.memory import build
+from vyre.graph import GraphStore
+from vyre.ledger import graph_rooms
 from vyre.rooms.membership import session_rooms
 
 NOW = parse_time("2026-10-01T12:00:00Z")
@@ -156,6 +158,38 @@ def test_only_the_rooms_a_change_touches_are_derived_again(two_clients, tmp_path
     session(root, "/w/keel", "k2", "2026-09-10T10:00:00Z", "Priya wants bigger photos.")
     derived = memory.ingest(root).derived
     assert derived.rooms == ["keel"]
+
+
+def test_the_main_graph_after_one_room_changed_opens_no_other_rooms_file(
+    two_clients, monkeypatch
+):
+    memory, root = two_clients
+    home = memory.home
+    memory.close()
+    reads: list[str] = []
+    real = GraphStore.read
+
+    def read(self, room):
+        reads.append(room)
+        return real(self, room)
+
+    monkeypatch.setattr(GraphStore, "read", read)
+    session(root, "/w/keel", "k2", "2026-09-10T10:00:00Z", "Priya wants bigger photos.")
+    with Memory(home) as fresh:  # a new process: what the main graph reads is kept on disk
+        derived = fresh.ingest(root).derived
+        assert derived.rooms == ["keel"] and not derived.main_stale
+        assert reads == []
+        kept = fresh.store.dump()
+    # a kept input lost or damaged is read from its room's file: the same main graph
+    folder = next((home / "graph").iterdir())
+    (folder / "input.harlow.json").unlink()
+    (folder / "input.keel.json").write_text("{not json")
+    with Memory(home) as again:
+        graph_rooms.forget(again.ledger, ["*"])  # the main graph is derived again, no room
+        derived = again.derive()
+        assert derived.rooms == [] and sorted(reads) == ["harlow", "keel"]
+        assert again.store.dump() == kept
+    assert json.loads((folder / "input.keel.json").read_text())["room"] == "keel"
 
 
 def test_relevant_outside_every_project_reads_unfiled_never_a_clients_room(two_clients):

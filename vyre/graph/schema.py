@@ -5,11 +5,9 @@
 - `FACT` edges carry their room (`'*'` is the main graph), the relation and the vote's
   outcome. `EVIDENCE` links a fact's subject to the turns that said it, with the fact's
   relation.
-- `Room` holds the digest of the inputs the file was derived from. In the main graph's file
-  there is one per room it was computed from, beside its own: the main graph keeps copies of
-  the rows it reads from each room (identity, works_at, addresses, the project's org) and
-  `Share`, how many sessions name each org there, so it is derived again without opening
-  every room.
+- `Room` holds the digest of the inputs the file was derived from. What the main graph reads
+  from each room is kept beside the files (`GraphStore.keep_input`), not in them: the main
+  graph's file holds its own rows only, so writing it costs what the main graph holds.
 - `Meta` holds the schema's version. A file of another version is not migrated: the graph
   is derived, so it is written again from the ledger.
 """
@@ -21,11 +19,6 @@ SCHEMA = [
     "CREATE NODE TABLE Entity(id STRING, kind STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE Turn(id STRING, session STRING, seq INT64, ts TIMESTAMP, PRIMARY KEY(id))",
     "CREATE NODE TABLE Room(id STRING, digest STRING, PRIMARY KEY(id))",
-    # Sessions naming an org in a room (org '' counts sessions naming anything): those in this
-    # room only as a number, the few shared with another room by id, so the main graph counts
-    # each session once.
-    "CREATE NODE TABLE Share(id STRING, room STRING, org STRING, alone INT64, shared STRING, "
-    "PRIMARY KEY(id))",
     "CREATE REL TABLE FACT(FROM Entity TO Entity, "
     "id STRING, room STRING, rel STRING, subject_label STRING, object_label STRING, "
     "confidence DOUBLE, source STRING, valid_from TIMESTAMP, valid_to TIMESTAMP, "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -95,10 +96,11 @@ class RoomState(NamedTuple):
 
 @dataclass
 class MainInput:
-    """What the main graph reads from one room, kept in the main graph's file beside its own
-    rows: the room's identity, works_at and address rows (with their evidence), the orgs it
-    was taught, and how many of its sessions name each org (`shares`: org, '' for any entity
-    -> (sessions in this room only, ids of sessions it shares with other rooms))."""
+    """What the main graph reads from one room, kept beside the room's file (`keep_input`):
+    the room's identity, works_at and address rows (with their evidence), the orgs it was
+    taught, and how many of its sessions name each org (`shares`: org, '' for any entity ->
+    (sessions in this room only, ids of sessions it shares with other rooms), so the main
+    graph counts each session once)."""
 
     room: str
     digest: str
@@ -162,38 +164,43 @@ class GraphStore:
 
     # -- writes -----------------------------------------------------------------------------
 
-    def replace_room(self, rows: RoomRows, inputs: Iterable[MainInput] = ()) -> str:
-        """Write a room's file anew (the main graph's with its inputs); returns its stamp."""
+    def replace_room(self, rows: RoomRows) -> str:
+        """Write a room's file anew; returns its stamp."""
         self._writable()
-        inputs = sorted(inputs, key=lambda i: i.room)
-        facts = rows.facts + [f for i in inputs for f in i.facts]
-        evidence = rows.evidence + [e for i in inputs for e in i.evidence]
-        one_kind_per_entity(facts)
+        one_kind_per_entity(rows.facts)
 
         def fill(engine: Engine) -> None:
-            _load_rows(engine, facts, evidence)
-            rooms = [(rows.room, rows.digest)] + [(i.room, i.digest) for i in inputs]
-            engine.copy(
-                "Room",
-                pa.table({"id": [r for r, _ in rooms], "digest": [d for _, d in rooms]}),
-            )
-            if inputs:
-                _load_shares(engine, inputs)
+            _load_rows(engine, rows.facts, rows.evidence)
+            engine.copy("Room", pa.table({"id": [rows.room], "digest": [rows.digest]}))
 
-        self._write(rows.room, fill, (len(facts) + len(evidence)) * _ROW_BYTES)
-        if rows.room == MAIN:
-            self._inputs = {i.room: i for i in inputs}
+        self._write(rows.room, fill, (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES)
         return self.stamp(rows.room) or ""
+
+    def keep_input(self, given: MainInput) -> None:
+        """Keep what the main graph reads from a room in `input.<room>.json` beside the
+        room's file (renamed into place whole). It is a cache: read back only for the digest
+        it was derived from, and any that is missing, old or unreadable is taken from the
+        room's file instead."""
+        self._writable()
+        path = self._input_path(given.room)
+        temp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+        temp.write_text(json.dumps(_input_json(given)))
+        os.replace(temp, path)
+        self.main_inputs()[given.room] = given
+
+    def _input_path(self, room: str) -> Path:
+        return self.folder / f"input.{room}.json"
 
     def drop_room(self, room: str) -> None:
         self._writable()
         remove(self.path(room))
+        self._input_path(room).unlink(missing_ok=True)
+        if self._inputs is not None:
+            self._inputs.pop(room, None)
 
     def discard(self, room: str) -> None:
         """Delete a room's file that is not what was written (it is derived again)."""
         remove(self.path(room))
-        if room == MAIN:
-            self._inputs = None
 
     def _write(self, room: str, fill: Callable[[Engine], None], size: int) -> None:
         live = self.path(room)
@@ -286,43 +293,19 @@ class GraphStore:
         return {room: state for room in self.rooms() if (state := self.state(room)) is not None}
 
     def main_inputs(self) -> dict[str, MainInput]:
-        """What the main graph reads from each room, by room: read from the main graph's file
-        once, then kept here; derive updates it in place as it derives rooms."""
+        """What the main graph reads from each room, by room, as kept beside the rooms'
+        files (`keep_input`): read once, then kept here and updated as rooms are derived.
+        The caller checks each one's digest against its room's."""
         if self._inputs is None:
-            self._inputs = self._read_inputs()
+            self._inputs = {}
+            for path in sorted(self.folder.glob("input.*.json")):
+                try:
+                    held = _input_from(json.loads(path.read_text()))
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue  # a cache: the room's file has the same rows
+                if path.name == f"input.{held.room}.json":
+                    self._inputs[held.room] = held
         return self._inputs
-
-    def _read_inputs(self) -> dict[str, MainInput]:
-        with self.reading(MAIN) as engine:
-            if engine is None:
-                return {}
-            out = {
-                room: MainInput(room, digest)
-                for room, digest in engine.execute("MATCH (r:Room) RETURN r.id, r.digest")
-                if room != MAIN
-            }
-            facts = _rows(
-                engine.arrow(
-                    "MATCH (s:Entity)-[f:FACT]->(o:Entity) WHERE f.room <> '*' "
-                    f"RETURN {_FACT_RETURN}"
-                ),
-                FactRow,
-            )
-            evidence = _rows(
-                engine.arrow(
-                    "MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn) WHERE e.room <> '*' "
-                    f"RETURN {_EVIDENCE_RETURN}"
-                ),
-                EvidenceRow,
-            )
-            shares = engine.execute("MATCH (x:Share) RETURN x.room, x.org, x.alone, x.shared")
-        for f in facts:
-            out[f.room].facts.append(f)
-        for e in evidence:
-            out[e.room].evidence.append(e)
-        for room, org, alone, shared in shares:
-            out[room].shares[org] = (int(alone), frozenset(shared.split()))
-        return out
 
     def digests(self) -> dict[str, str]:
         """Each room's digest, as its file holds it."""
@@ -379,12 +362,6 @@ class GraphStore:
                 out += [
                     ("room", room, *r)
                     for r in engine.execute("MATCH (r:Room) RETURN r.id, r.digest")
-                ]
-                out += [
-                    ("share", room, *r)
-                    for r in engine.execute(
-                        "MATCH (x:Share) RETURN x.room, x.org, x.alone, x.shared"
-                    )
                 ]
                 out += [
                     ("fact", room, *r)
@@ -485,23 +462,6 @@ def _load_rows(engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow]
     )
 
 
-def _load_shares(engine: Engine, inputs: list[MainInput]) -> None:
-    """How many sessions name each org in each room the main graph was derived from."""
-    shares = [(i.room, org, n, shared) for i in inputs for org, (n, shared) in i.shares.items()]
-    engine.copy(
-        "Share",
-        pa.table(
-            {
-                "id": [f"{room}\x1f{org}" for room, org, _, _ in shares],
-                "room": [room for room, _, _, _ in shares],
-                "org": [org for _, org, _, _ in shares],
-                "alone": pa.array([n for _, _, n, _ in shares], pa.int64()),
-                "shared": [" ".join(sorted(s)) for _, _, _, s in shares],
-            }
-        ),
-    )
-
-
 def _where(
     var: str, room: str | None, rels: Iterable[str] | None, mentions: bool
 ) -> tuple[str, dict]:
@@ -543,4 +503,48 @@ def _fact_table(facts: list[FactRow]) -> pa.Table:
             "rules": [f.rules for f in facts],
             "status": [f.status for f in facts],
         }
+    )
+
+
+def _input_json(given: MainInput) -> dict:
+    def when(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
+    return {
+        "room": given.room,
+        "digest": given.digest,
+        "facts": [
+            {
+                **vars(f),
+                "valid_from": when(f.valid_from),
+                "valid_to": when(f.valid_to),
+                "seen": when(f.seen),
+            }
+            for f in given.facts
+        ],
+        "evidence": [{**vars(e), "ts": when(e.ts)} for e in given.evidence],
+        "shares": {org: [n, sorted(ids)] for org, (n, ids) in given.shares.items()},
+    }
+
+
+def _input_from(data: dict) -> MainInput:
+    def when(value: str | None) -> datetime | None:
+        return datetime.fromisoformat(value) if value else None
+
+    return MainInput(
+        room=data["room"],
+        digest=data["digest"],
+        facts=[
+            FactRow(
+                **{
+                    **f,
+                    "valid_from": when(f["valid_from"]),
+                    "valid_to": when(f["valid_to"]),
+                    "seen": when(f["seen"]),
+                }
+            )
+            for f in data["facts"]
+        ],
+        evidence=[EvidenceRow(**{**e, "ts": when(e["ts"])}) for e in data["evidence"]],
+        shares={org: (int(n), frozenset(ids)) for org, (n, ids) in data["shares"].items()},
     )

@@ -4,8 +4,8 @@ What must stay true (ADR 0007 §1):
 - It is built from the rooms' own rows, never from sessions directly, and holds identity,
   works_at and addresses only: every other relation is project-private. What it reads from
   each room (`MainInput`: those rows, the project's org, how many sessions name each org) is
-  taken from the room's rows as they are derived and kept in the main graph's file, so
-  deriving it again after one room changed reads that room alone.
+  taken from the room's rows as they are derived and kept beside the room's file, so
+  deriving it again after one room changed reads no other room's file.
 - Two names with one address in any room are one identity here.
 - When two rooms' works_at winners for one person differ and were seen within 90 days of each
   other, both rows are kept and marked `conflict` ("Same Dana Reyes?"); otherwise the older is

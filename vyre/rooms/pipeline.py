@@ -19,10 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from vyre.extract import RULES_VERSION
-from vyre.graph import GraphError, GraphStore, MainInput, RoomRows, one_kind_per_entity
+from vyre.graph import GraphError, GraphStore, RoomRows, one_kind_per_entity
 from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
 from vyre.models import DeriveReport
@@ -95,7 +95,7 @@ def derive(
     report = DeriveReport(rooms=stale, dropped=gone)
     orgs = {p["slug"]: p["org"] for p in ledger.projects()}
     corrections = corrections_store.active(ledger)
-    inputs = store.main_inputs()  # what the main graph reads from each room, kept up to date
+    inputs = store.main_inputs()  # what the main graph reads from each room, kept beside it
 
     def single(room: str) -> set[str]:
         return {s["id"] for s in by_room[room] if len(membership[s["id"]]) == 1}
@@ -115,11 +115,11 @@ def derive(
         )
         _write(ledger, store, rows, written)
         inputs[room] = main_input(rows, alone)
+        store.keep_input(inputs[room])  # beside the room's file, for the next process
         report.facts += len(rows.facts)
     for room in gone:
         store.drop_room(room)
         graph_rooms.forget(ledger, [room])
-        inputs.pop(room, None)
         if written:
             written(RoomRows(room=room, digest=""))
     main_corrections = in_scope(corrections, MAIN)
@@ -129,19 +129,18 @@ def derive(
     ).hexdigest()
     report.main_stale = force or _digest(record, MAIN) != main_digest
     if main and (stale or gone or report.main_stale):
-        for room in list(inputs):
-            if room not in digests:
-                del inputs[room]
         for room, digest in digests.items():
             if room not in inputs or inputs[room].digest != digest:
-                # the main graph's file predates this room's (a derive without the main graph
-                # in another process, or one cut short): read what it needs from the room
+                # no input kept for the room as it is now (a home from before inputs were
+                # kept, or one lost): read what the main graph needs from the room's file
                 held = store.read(room)
                 if held is None or held.digest != digest:
                     raise GraphError(f"the graph file of room {room!r} is not the one derived")
                 inputs[room] = main_input(held, single(room))
-        rows = derive_main(inputs, main_digest, main_corrections)
-        _write(ledger, store, rows, written, inputs.values())
+                store.keep_input(inputs[room])
+        current = {room: inputs[room] for room in digests}
+        rows = derive_main(current, main_digest, main_corrections)
+        _write(ledger, store, rows, written)
         report.facts += len(rows.facts)
         report.main_stale = False
     return report
@@ -157,7 +156,6 @@ def _write(
     store: GraphStore,
     rows: RoomRows,
     written: Callable[[RoomRows], None] | None,
-    inputs: Iterable[MainInput] = (),
 ) -> None:
     # Readers are given the rows before the file is written: they are a function of the
     # committed ledger, and a new line is visible without waiting for the engine's write.
@@ -165,6 +163,6 @@ def _write(
     one_kind_per_entity(rows.facts)
     if written:
         written(rows)
-    stamp = store.replace_room(rows, inputs)
+    stamp = store.replace_room(rows)
     row = graph_rooms.Record(rows.digest, len(rows.facts), len(rows.evidence), stamp)
     graph_rooms.record(ledger, rows.room, row)
