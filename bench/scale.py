@@ -21,7 +21,8 @@ baseline of the same number of sessions.
 
 Heavy: run it with `nice -n 19`, on a corpus generated once under /tmp.
 
-Usage: python bench/scale.py [--sessions 2000] [--home H --root R] [--idle 30] [--appends 20]
+Usage: python bench/scale.py [--sessions 2000] [--home H --root R [--in-place]] [--idle 30]
+       [--appends 20] [--skip-derive]
 """
 
 from __future__ import annotations
@@ -86,21 +87,32 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=30.0)
     ap.add_argument("--appends", type=int, default=20)
     ap.add_argument("--skip-derive", action="store_true")
+    ap.add_argument(
+        "--in-place",
+        action="store_true",
+        help="Use --home and --root as they are (sessions are added to them): for a home too "
+        "big to copy.",
+    )
     ap.add_argument("--slack", type=float, default=0.5, help="Allowed worsening (x) vs baseline.")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vyre-scale-"))
     root, home = work / "claude" / "projects", work / "home"
+    if args.in_place:
+        root, home = args.root, args.home
     env = {**os.environ, "VYRE_HOME": str(home), "CLAUDE_CONFIG_DIR": str(root.parent)}
     figures: dict = {}
     try:
-        if args.root:
+        if args.in_place:
+            pass  # its transcripts are old files already
+        elif args.root:
             shutil.copytree(args.root, root)
         else:
             corpus.generate(root, sessions=args.sessions, projects=30)
-        old = time.time() - 86400  # a real ~/.claude/projects is mostly old files
-        for path in root.rglob("*.jsonl"):
-            os.utime(path, (old, old))
-        if args.home:
+        if not args.in_place:
+            old = time.time() - 86400  # a real ~/.claude/projects is mostly old files
+            for path in root.rglob("*.jsonl"):
+                os.utime(path, (old, old))
+        if args.home and not args.in_place:
             shutil.copytree(args.home, home, ignore=shutil.ignore_patterns("daemon.*", "*.sock"))
         build = "from vyre.api import Memory\nm = Memory()\n"
         if not args.home:
