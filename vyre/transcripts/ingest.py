@@ -72,8 +72,9 @@ def _listing(root: Path) -> list[str]:
     return sorted(found, key=_path_order)
 
 
-def _path_order(path: str) -> list[str]:
-    return path.split(os.sep)
+def _path_order(path: str) -> str:
+    """Path order (part by part) as one string: the separator made the lowest character."""
+    return path.replace(os.sep, "\0")
 
 
 def session_key(path: Path) -> tuple[str, str | None]:
