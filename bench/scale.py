@@ -237,8 +237,8 @@ def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
                 break
             except DaemonUnavailable:
                 time.sleep(0.2)
-        while call("status", caller="local", home=home)["ingests"] < 1:
-            time.sleep(0.2)
+        while call("status", caller="local", home=home, timeout=600)["ingests"] < 1:
+            time.sleep(0.2)  # `status` waits for the start's ingest: minutes on a big home
         time.sleep(3)  # the main graph follows a second after the start's ingest
         cpu0, t0 = proc_cpu_s(proc.pid), time.monotonic()
         time.sleep(args.idle)
