@@ -233,21 +233,24 @@ def room_sessions(memory: Memory, room: str) -> frozenset[str]:
     """The sessions a room reads: its folders' sessions, picked sessions, their subagents."""
     from vyre.rooms.membership import session_rooms
 
-    db = memory.ledger.db
-    key = db.execute(
+    cache = memory.__dict__.setdefault("_ask_rooms", {})
+    seen = recall.seen(memory.ledger)  # nothing written since: the rooms are as they were
+    if cache.get("seen") == seen:
+        return cache["rooms"].get(room, frozenset())
+    key = memory.ledger.db.execute(
         "SELECT (SELECT count(*) FROM sessions), (SELECT max(version) FROM sessions), "
         "(SELECT count(*) FROM picks), (SELECT count(*) FROM project_folders)"
     ).fetchone()
-    cache = memory.__dict__.setdefault("_ask_rooms", {})
     if cache.get("key") != key:
         cache.clear()
         cache["key"] = key
-        rooms = session_rooms(memory.ledger.sessions(), memory.ledger.projects())
+        rooms = session_rooms(memory.ledger.sessions(), recall.projects(memory.ledger))
         by_room: dict[str, set[str]] = {}
         for sid, names in rooms.items():
             for name in names:
                 by_room.setdefault(name, set()).add(sid)
         cache["rooms"] = {k: frozenset(v) for k, v in by_room.items()}
+    cache["seen"] = seen
     return cache["rooms"].get(room, frozenset())
 
 
@@ -357,7 +360,7 @@ def _facts(
     terms = set(q.terms)
     # "which cache did we pick for <this project>?": the room's own name need not be said
     implied = (
-        {stem(w) for w in _room_words(memory.ledger.projects(), room)}
+        {stem(w) for w in _room_words(recall.projects(memory.ledger), room)}
         if q.kind == "decision"
         else set()
     )
@@ -520,7 +523,7 @@ def _passages(
     if not q.terms or not sessions:
         return []
     query = " ".join([q.text, *expansions(q.text)])
-    projects = memory.ledger.projects()
+    projects = recall.projects(memory.ledger)
     turns = [
         t
         for t in _hits(memory, query, room, PASSAGES, now, projects)
@@ -533,6 +536,9 @@ def _passages(
     idf = _idf(memory, q)
     # a name of the room itself goes without saying: every turn of the room says it
     implied = {stem(o) for o in own} & set(idf)
+    # the kinds of token (an address, a path, a date) whose words the question uses: only
+    # they can change a score, and looking for the others took most of the time
+    kinds = _kinds_of({*idf, *q.terms, *(stem(n) for n in q.names), *map(stem, q.head[-1:])})
     total = sum(idf.values()) or 1.0
     best: list[tuple[float, str, _Turn, str]] = []
     asked = set(q.terms)
@@ -545,7 +551,7 @@ def _passages(
     weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
     for rank, hit in enumerate(turns):
         around = _around(memory, hit)
-        window_stems = frozenset().union(*(_stems(t.text) for t in around)) | implied
+        window_stems = frozenset().union(*(_stems(t.text, kinds) for t in around)) | implied
         # a name of the room itself ("Larkspur" asked in Larkspur's project) goes without saying
         folded: str | None = None
         names_ok = True
@@ -574,8 +580,12 @@ def _passages(
             for sentence in _split(t.text):
                 if sentence.rstrip().endswith("?") or _HEADER.match(sentence):
                     continue  # a question is not an answer, nor an email's header line
-                stems = _stems(sentence) | implied
-                if q.wh not in ("yesno", "other") and not (stems - asked - {"name"}):
+                stems = _stems(sentence, kinds) | implied
+                if (
+                    q.wh not in ("yesno", "other")
+                    and not (stems - asked - {"name"})
+                    and not (_pattern_words(sentence, ALL_KINDS) - asked - {"name"})
+                ):
                     continue  # says nothing the question does not already say
                 if q.wh == "who" and not all(s in stems for s in q.terms if s not in named):
                     continue  # "who is the chief data officer": the title said of someone
@@ -665,7 +675,7 @@ def _reader_passages(
 ) -> list[dict]:
     return [
         {"session": t.session, "seq": t.seq, "role": t.role, "text": t.text, "ts": t.ts}
-        for t in _hits(memory, q.text, room, 8, now, memory.ledger.projects())
+        for t in _hits(memory, q.text, room, 8, now, recall.projects(memory.ledger))
         if (t.session, t.seq) not in forgotten
     ]
 
@@ -676,11 +686,11 @@ _ABBREVIATION = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=4096)
-def _stems(text: str) -> frozenset[str]:
-    """The content stems of a text and the question words its tokens answer (a sentence, or
-    a whole turn for the window around a hit)."""
-    return content_set(text) | _pattern_words(text)
+@functools.lru_cache(maxsize=8192)
+def _stems(text: str, kinds: int) -> frozenset[str]:
+    """The content stems of a text and the question words its tokens of these kinds answer
+    (a sentence, or a whole turn for the window around a hit)."""
+    return content_set(text) | _pattern_words(text, kinds)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -739,13 +749,19 @@ _TYPE_WORDS = (
     (DATES, "date day deadline due"),
 )
 _PATTERN_STEMS = [(rx, frozenset(stem(w) for w in ws.split())) for rx, ws in _TYPE_WORDS]
+ALL_KINDS = (1 << len(_PATTERN_STEMS)) - 1  # a bit per kind of token, in that order
+
+
+def _kinds_of(stems: set[str]) -> int:
+    """The kinds of token whose question words are among these stems."""
+    return sum(1 << i for i, (_, words) in enumerate(_PATTERN_STEMS) if words & stems)
 
 
 @functools.lru_cache(maxsize=8192)
-def _pattern_words(text: str) -> frozenset[str]:
+def _pattern_words(text: str, kinds: int) -> frozenset[str]:
     out: set[str] = set()
-    for rx, stems in _PATTERN_STEMS:
-        if rx.search(text):
+    for i, (rx, stems) in enumerate(_PATTERN_STEMS):
+        if kinds >> i & 1 and rx.search(text):
             out |= stems
     return frozenset(out)
 

@@ -387,16 +387,18 @@ def _state(ledger: Ledger) -> _Known:
     """What search knows of this ledger, brought up to date when anything was written to it
     (by this connection or another) since it last looked; otherwise as it was, at no cost."""
     known = _known.setdefault(str(ledger.path), _Known())
-    if known.seen == _seen(ledger):
+    if known.seen == seen(ledger):
         return known
     ledger.catch_up_search()
     projects = ledger.projects()
     _refresh(ledger, known, projects)
-    known.seen = _seen(ledger)
+    known.seen = seen(ledger)
     return known
 
 
-def _seen(ledger: Ledger) -> tuple[int, int]:
+def seen(ledger: Ledger) -> tuple[int, int]:
+    """A mark that changes whenever anything is written to the ledger, by this connection or
+    another: what was read from it still holds while the mark is the same."""
     version = ledger.db.execute("PRAGMA data_version").fetchone()[0]
     return version, ledger.db.total_changes
 
