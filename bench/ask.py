@@ -8,7 +8,9 @@
    (who, when, which and personal questions, answered and not): target p95 under 100 ms.
    Every question is asked once first, as `bench/daemon.py` warms every room for `relevant`:
    a room's first question after the daemon starts (or after that room is derived again)
-   reads the room's graph, and that figure is printed on its own.
+   reads the room's graph, and that figure is printed on its own. Then each question is
+   timed as a new one (the kept replies dropped before it: answered afresh, the target) and
+   asked again (its kept reply, `vyre/ask/kept.py`).
 
 Usage: python bench/ask.py [--runs 30] [--sessions 10000] [--calls 300] [--keep DIR] [--quick]
 (--quick skips the 10,000-session home.)
@@ -34,6 +36,7 @@ from common import baseline, generated_home, p95, verdict
 
 from tests.transcript import Transcript
 from vyre.api import Memory
+from vyre.ask import kept
 from vyre.daemon import process
 from vyre.daemon.protocol import DaemonUnavailable, call
 from vyre.daemon.server import Daemon
@@ -109,6 +112,11 @@ def personal_cli(runs: int) -> dict:
             process.stop(home)
 
 
+def _same(reply: dict) -> dict:
+    """A reply less what differs from call to call (the time it took)."""
+    return {k: v for k, v in reply["result"].items() if k != "latency_ms"}
+
+
 def large_home(sessions: int, calls: int, keep: Path | None, runs: int) -> dict:
     """Ask in the daemon on a heavy home: each question once first (a room's first question
     reads its graph, as `relevant`'s first prompt does), then `calls` questions measured, with
@@ -147,13 +155,18 @@ def large_home(sessions: int, calls: int, keep: Path | None, runs: int) -> dict:
         t = time.perf_counter()
         daemon.handle(line)
         first.setdefault(cwd, (time.perf_counter() - t) * 1000)
-    inside, bare, answered = [], [], 0
+    inside, again, bare, answered = [], [], [], 0
     for i in range(calls):
         line = lines[i % len(lines)]
+        kept.forget(daemon.live)  # a new question: nothing kept for it
         t = time.perf_counter()
         reply = daemon.handle(line)
         inside.append((time.perf_counter() - t) * 1000)
         answered += not reply["result"]["abstained"]
+        t = time.perf_counter()
+        twice = daemon.handle(line)  # asked again: its kept reply, the same reply
+        again.append((time.perf_counter() - t) * 1000)
+        assert _same(twice) == _same(reply), (twice, reply)
         if i % 10 == 0:
             t = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=False)
@@ -168,6 +181,10 @@ def large_home(sessions: int, calls: int, keep: Path | None, runs: int) -> dict:
         "ask_in_daemon_ms": {
             "p50": round(statistics.median(inside), 2),
             "p95": round(p95(inside), 2),
+        },
+        "asked_again_ms": {
+            "p50": round(statistics.median(again), 2),
+            "p95": round(p95(again), 2),
         },
         "python_c_pass_ms": {"p50": round(statistics.median(bare), 1)},
         "first_question_in_a_room_ms": {
@@ -203,6 +220,11 @@ def main() -> int:
             f"ask in the daemon, {args.sessions:,} sessions: p50 {asked['p50']} ms, p95 "
             f"{asked['p95']} ms (target p95 {ASK_TARGET_P95_MS} ms); python -c pass p50 {bare} "
             f"ms in the same run (p95 {round(asked['p95'] / bare, 2)}x it)"
+        )
+        twice = large["asked_again_ms"]
+        print(
+            f"  the same question again (its kept reply): p50 {twice['p50']} ms, p95 "
+            f"{twice['p95']} ms"
         )
         cold = large["first_question_in_a_room_ms"]
         print(

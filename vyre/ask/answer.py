@@ -15,7 +15,8 @@ What must stay true:
 - One room: the question's room (its folders plus picked sessions, `unfiled` outside every
   project). Nothing cited comes from outside it.
 - Deterministic: the same question over the same memory gives the same answer, confidence
-  and sources (every ranking breaks ties on session and seq).
+  and sources (every ranking breaks ties on session and seq), and the reply is kept by the
+  question's hash until the memory it read changes (`vyre.ask.kept`).
 - Abstaining is better than a confident wrong answer: a passage answers only when it holds
   every name the question gives and the kind of thing asked for (a person for "who", a date
   for "when", a number for "how many").
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from vyre.ask import personal, recall
+from vyre.ask import kept, personal, recall
 from vyre.ask.grounding import DATES, ungrounded
 from vyre.ask.question import (
     STOP,
@@ -106,6 +107,10 @@ def ask(
     stage("understanding")
     q = parse(question)
     personal.index(memory.ledger)  # turns another process stored since (usually none)
+    at = kept.key(memory, question, room, now, reader.name if reader else "")
+    reply_kept = kept.get(memory, at)
+    if reply_kept is not None:  # the same question over the same memory: the same reply
+        return _sent(reply_kept, id, started, events)
     db = memory.ledger.db
     sessions = room_sessions(memory, room)
     fixes = active_fixes(db, q.key, room)
@@ -157,10 +162,16 @@ def ask(
         known = _known(memory, q, room, now, sessions, forgotten)
         said_wrong = [f"You said {f['wrong']!r} is wrong." for f in fixes if f["action"] == "wrong"]
         out = _abstained(q, room, said_wrong[-1:] + known)
-    out = out.model_copy(
+    _keep(memory, q, room, out, now)
+    kept.put(memory, at, out)
+    return _sent(out, id, started, events)
+
+
+def _sent(reply: AskReply, id: str | None, started: float, events: Events) -> AskReply:
+    """The reply with the caller's id and this call's latency; `memory.answered` sent."""
+    out = reply.model_copy(
         update={"id": id, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
     )
-    _keep(memory, q, room, out, now)
     if events:
         events(
             {

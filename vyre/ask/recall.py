@@ -343,6 +343,7 @@ class _Room:
     members: frozenset[int]  # session numbers
     docs: int  # documents (N)
     norm: dict[int, float]  # place -> BM25's saturation over length norm, (k1+1)/(1+k1(..))
+    mark: int = 0  # the index's mark when a member session last changed
 
 
 @dataclass
@@ -350,13 +351,14 @@ class _Known:
     """What ranking needs of each indexed session, by its number: its id, day, rooms and its
     documents' lengths. Kept per ledger and refreshed from the sessions that changed."""
 
-    seen: tuple = ()  # (data_version, total_changes) when last checked: unchanged, all holds
+    seen: tuple = ()  # `seen(ledger)` when last checked: unchanged, all holds
     mark: int = -1
     projects: str = ""
     project_list: list[dict] = field(default_factory=list)
     scopes: dict[str, Scope] = field(default_factory=dict)
     ids: dict[int, str] = field(default_factory=dict)
     days: dict[int, date] = field(default_factory=dict)
+    changed: dict[int, int] = field(default_factory=dict)  # the index's mark at its last change
     lengths: dict[int, array] = field(default_factory=dict)
     rooms_of: dict[int, frozenset[str]] = field(default_factory=dict)
     rooms: dict[str, _Room] = field(default_factory=dict)
@@ -376,7 +378,8 @@ class _Known:
                 for n in members
                 for at, words in enumerate(self.lengths[n])
             }
-            self.rooms[name] = _Room(members, docs, norm)
+            mark = max((self.changed.get(n, 0) for n in members), default=0)
+            self.rooms[name] = _Room(members, docs, norm, mark)
         return self.rooms[name]
 
 
@@ -396,16 +399,26 @@ def _state(ledger: Ledger) -> _Known:
     return known
 
 
-def seen(ledger: Ledger) -> tuple[int, int]:
+def seen(ledger: Ledger) -> tuple[int, int, int]:
     """A mark that changes whenever anything is written to the ledger, by this connection or
-    another: what was read from it still holds while the mark is the same."""
+    another: what was read from it still holds while the mark is the same (marks of two
+    connections are never compared: SQLite counts each connection's on its own)."""
     version = ledger.db.execute("PRAGMA data_version").fetchone()[0]
-    return version, ledger.db.total_changes
+    return id(ledger.db), version, ledger.db.total_changes
 
 
 def projects(ledger: Ledger) -> list[dict]:
     """The ledger's projects, as recall last read them (read again after any write)."""
     return _state(ledger).project_list
+
+
+def marks(ledger: Ledger, room: str) -> tuple[int, int, str]:
+    """What a room's search reads, named: the index's mark when one of its sessions last
+    changed (a turn stored, rewritten or gone), its documents, and the projects that place
+    sessions in it."""
+    known = _state(ledger)
+    room_of = known.room(room)
+    return room_of.mark, room_of.docs, known.projects
 
 
 def scope_of(ledger: Ledger, room: str) -> Scope:
@@ -422,12 +435,13 @@ def _refresh(ledger: Ledger, known: _Known, projects: list[dict]) -> None:
     if mark == known.mark and shape == known.projects:
         return
     rows = ledger.db.execute(
-        "SELECT r.no, r.session, s.cwd, s.first_ts FROM recall_sessions r "
+        "SELECT r.no, r.session, s.cwd, s.first_ts, r.changed FROM recall_sessions r "
         "LEFT JOIN sessions s ON s.id = r.session WHERE r.changed > ?",
         (known.mark,),
     ).fetchall()
-    for no, session, _, first in rows:
+    for no, session, _, first, changed in rows:
         known.ids[no] = session
+        known.changed[no] = changed
         if first:
             known.days[no] = date.fromisoformat(first[:10])
         lo, hi = no << index.SESSION_SHIFT, ((no + 1) << index.SESSION_SHIFT) - 1
@@ -442,13 +456,13 @@ def _refresh(ledger: Ledger, known: _Known, projects: list[dict]) -> None:
         )
     if shape != known.projects:  # rooms follow projects: place every session again
         rows = ledger.db.execute(
-            "SELECT r.no, r.session, s.cwd, s.first_ts FROM recall_sessions r "
+            "SELECT r.no, r.session, s.cwd, s.first_ts, r.changed FROM recall_sessions r "
             "LEFT JOIN sessions s ON s.id = r.session"
         ).fetchall()
     placed = session_rooms(
-        [{"id": session, "cwd": cwd, "parent": None} for _, session, cwd, _ in rows], projects
+        [{"id": session, "cwd": cwd, "parent": None} for _, session, cwd, *_ in rows], projects
     )
-    for no, session, _, _ in rows:
+    for no, session, *_ in rows:
         known.rooms_of[no] = placed[session]
     if shape != known.projects:
         known.scopes.clear()
