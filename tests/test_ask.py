@@ -502,3 +502,77 @@ def test_a_ledger_ingested_before_personal_facts_were_kept_is_read_on_the_first_
         tx.execute("DELETE FROM meta WHERE key LIKE 'personal.%'")
     with Memory(vyre_home) as memory:
         assert memory.ask("what's my wife's name?", cwd=HOME_DIR).answer == "Your wife is Juno."
+
+
+def test_a_cause_asked_in_other_words_than_why():
+    from vyre.ask.question import parse
+
+    for asked in (
+        "what was causing the timeouts on the upload endpoint?",
+        "what caused the nightly export to stall?",
+        "what was behind the flaky login test?",
+        "what was the invoice rounding bug?",
+        "What's the cause of the memory leak?",
+    ):
+        assert parse(asked).wh == "why", asked
+    for asked in ("what is the bug tracker url?", "what did we name the rounding helper?"):
+        assert parse(asked).wh != "why", asked
+
+
+def test_a_count_is_of_the_plural_it_asks_for():
+    from vyre.ask.question import parse
+
+    assert parse("how many warehouse robots are online?").head == ("robots",)
+    assert parse("how many depot managers came?").head == ("managers",)
+    assert parse("how many staff work nights?").head == ("staff",)
+
+
+def test_a_cause_told_later_in_the_session_in_the_symptoms_words(tmp_path, vyre_home, monkeypatch):
+    """The person reports a symptom; the assistant works through tool calls and short notes,
+    and only its last reply says the cause, in the words of the report rather than the
+    question's ("emails sent twice" -> "the retry queue re-sent the message")."""
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    root = tmp_path / "projects"
+    folder = "/home/sam/work/mossbank"
+    t = Transcript(root, cwd=folder, session="mb1", start="2026-09-10T09:00:00Z")
+    t.user("customers get the welcome email twice when the signup form retries. fix it please")
+    for note in ("Let me look at the mailer.", "Checking the worker config.", "Running the tests."):
+        t.assistant(note)
+        t.tool("Bash", {"command": "grep -rn send_welcome ."}, "app/mailer.py:12: def send_welcome")
+    t.assistant(
+        "Fixed in `app/mailer.py`: the signup retry put the message on the queue again without "
+        "its idempotency key, so the worker could not tell the two apart. The key is now kept "
+        "across retries and a test covers a retried signup."
+    )
+    t.user("thanks. what's the plan for the billing page?")
+    t.assistant("Billing page next week, once the Stripe keys arrive.")
+    t.write()
+    with Memory(vyre_home) as memory:
+        memory.project_add("mossbank", "Mossbank", [folder])
+        memory.ingest(root)
+        for asked in (
+            "why did people get duplicate welcome emails?",
+            "what was causing the double welcome email?",
+        ):
+            reply = memory.ask(asked, cwd=folder)
+            assert not reply.abstained and "idempotency key" in reply.answer, (asked, reply)
+            assert (reply.sources[0].session, reply.sources[0].role) == ("mb1", "assistant")
+        assert memory.ask("why did the search page crash?", cwd=folder).abstained
+
+
+def test_a_hyphenated_word_asked_is_found_written_apart(tmp_path, vyre_home, monkeypatch):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    root = tmp_path / "projects"
+    folder = "/home/sam/work/rota"
+    t = Transcript(root, cwd=folder, session="r1", start="2026-09-10T09:00:00Z")
+    t.user("bug: the rota lets two people sign up for the same slot, double booking the van")
+    t.assistant(
+        "The slot check in `rota/slots.py` ran before the lock was taken, so two requests "
+        "could both see the slot free. It takes the lock first now."
+    )
+    t.write()
+    with Memory(vyre_home) as memory:
+        memory.project_add("rota", "Rota", [folder])
+        memory.ingest(root)
+        reply = memory.ask("what was the van double-booking bug?", cwd=folder)
+        assert not reply.abstained and "lock" in reply.answer, reply.answer

@@ -40,6 +40,7 @@ from vyre.ask import kept, personal, recall
 from vyre.ask.grounding import DATES, ungrounded
 from vyre.ask.question import (
     STOP,
+    WHY_WORDS,
     Question,
     content,
     content_set,
@@ -494,6 +495,15 @@ _UNDECIDED = re.compile(
 )
 _HEADER = re.compile(r"\s*(?:subject|from|to|cc|bcc|date|sent|re|fwd?)\s*:", re.I)
 _CAUSE = {stem(w) for w in "because caus due so root turned meant reason therefore".split()}
+# How a cause is told, in words a stop list drops ("because", ", so ...") and in the ways a
+# fix is reported ("Found it: ...", "Fixed in `x.py`: ...", "the bug was ...").
+_CAUSAL = re.compile(
+    r"\b(?:because|since\s+the|due\s+to|caused\s+by|root\s+cause|the\s+reason|turn(?:s|ed)\s+out"
+    r"|which\s+meant|that\s+meant|meant\s+that|therefore|thus|hence|found\s+it"
+    r"|the\s+(?:bug|problem|issue|culprit|fault|cause)\s+(?:was|is)|fixed\s+in|the\s+fix\s+(?:was|is))\b"
+    r"|,\s*so\s",
+    re.I,
+)
 _CODE = re.compile(r"`[^`]+`|\b\w+(?:[_./:]\w+)+\b|\b[A-Z][A-Z0-9_]{2,}\b")
 # Things a which/what question asks for that are named in code: the answer names one.
 _CODE_HEADS = {
@@ -561,7 +571,7 @@ def _passages(
     top = 0.0  # the best score so far: a sentence that cannot reach 0.8 of it is not read
     weight = 0.3 if q.wh == "why" else 0.15  # a reason is the answer to why
     for rank, hit in enumerate(turns):
-        around = _around(memory, hit)
+        around = _around(memory, hit, later=WHY_LATER if q.wh == "why" else LATER)
         window_stems = frozenset().union(*(_stems(t.text, kinds) for t in around)) | implied
         # a name of the room itself ("Larkspur" asked in Larkspur's project) goes without saying
         folded: str | None = None
@@ -569,6 +579,8 @@ def _passages(
         for n in q.names:
             if _generic(n) or fold(n) in own or stem(n) in window_stems:
                 continue
+            if n.islower() and "-" in n and all(stem(p) in window_stems for p in n.split("-")):
+                continue  # "double-booking" is said as "double book" too
             folded = folded if folded is not None else fold("\n".join(t.text for t in around))
             if fold(n) not in folded:
                 names_ok = False
@@ -578,10 +590,11 @@ def _passages(
         if q.head and stem(q.head[-1]) not in window_stems:
             continue  # "which Snowflake region": no region said here
         prompt_cover = 0.0  # how well the person's prompt before a reply asks this question
+        prompt: frozenset[str] = frozenset()  # that prompt's own words: a symptom, reported
         for t in around:
             if t.role == "user":
-                stems_t = set(content(t.text))
-                prompt_cover = sum(w for s, w in idf.items() if s in stems_t) / total
+                prompt = content_set(t.text)
+                prompt_cover = sum(w for s, w in idf.items() if s in prompt) / total
             if (t.session, t.seq) in seen or (q.personal and t.by != "person"):
                 continue  # about the person's own life: their own words only
             seen.add((t.session, t.seq))
@@ -605,6 +618,10 @@ def _passages(
                 base = (0.7 - weight) * cover + 0.3 * wide - 0.02 * at - near
                 if q.wh == "why" and t.role == "assistant":
                     base += 0.15 * prompt_cover  # the reply to the prompt that asked it
+                    # a cause is told in the words of the symptom it explains, which the
+                    # question need not use ("straddle clip boundaries" -> "a call crossing
+                    # a clip boundary was detected twice")
+                    base += ECHO * min(len(stems & prompt - asked), ECHOED)
                 if wide < 0.99 and len(q.terms) > 1:
                     base -= 0.25 * (1 - wide)
                 if base + weight < max(REACHABLE, 0.8 * top):
@@ -716,7 +733,14 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(p for p in out if len(p.strip()) > 3)
 
 
-def _around(memory: Memory, t: _Turn) -> list[_Turn]:
+LATER = 4  # turns read after a hit, the hit included
+# A cause is often told only once the work is done: the reply after several short notes
+# ("Let me look at the decoder.") between tool calls.
+WHY_LATER = 8
+ECHO, ECHOED = 0.05, 3  # what each word a reply shares with its prompt adds, and how many
+
+
+def _around(memory: Memory, t: _Turn, *, later: int = LATER) -> list[_Turn]:
     """The turn with its neighbours in its session: the prompt a reply answers, the replies
     to a prompt (what was said by the person or the assistant, outside sidechains; tool
     lines in between do not count)."""
@@ -729,8 +753,8 @@ def _around(memory: Memory, t: _Turn) -> list[_Turn]:
     ).fetchall()
     after = db.execute(
         f"SELECT seq, role, ts, text FROM turns WHERE session = ? AND seq >= ? AND {said} "
-        "ORDER BY seq LIMIT 4",
-        (t.session, t.seq),
+        "ORDER BY seq LIMIT ?",
+        (t.session, t.seq, later),
     ).fetchall()
     rows = [*reversed(before), *after]
     out = [
@@ -810,7 +834,7 @@ def _idf(memory: Memory, q: Question) -> dict[str, float]:
     out = {}
     for w in words(q.text):
         s = stem(w)
-        if fold(w) in STOP or s in out:
+        if fold(w) in STOP or s in out or (q.wh == "why" and s in WHY_WORDS):
             continue
         term = fold(w).replace('"', "")
         if term not in counts:
@@ -846,7 +870,7 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
             return 1.0 if _counted(sentence, q.head[0]) else 0.0
         return 1.0
     if q.wh == "why":
-        return 1.0 if set(content(sentence)) & _CAUSE else 0.3
+        return 1.0 if set(content(sentence)) & _CAUSE or _CAUSAL.search(sentence) else 0.3
     if q.wh == "where":
         # a place or an org answers where; a month or a weekday does not ("launches October 9"),
         # nor a person's given name

@@ -67,6 +67,7 @@ _SAME = [
     "move moved relocate relocated",
     "hire hired recruit recruited",
     "email e-mail mail",
+    "double doubled twice duplicate duplicates duplicated",
 ]
 _ALIAS: dict[str, str] = {}
 _GROUP_OF: dict[str, list[str]] = {}
@@ -170,7 +171,7 @@ def parse(text: str) -> Question:
         wh = "when"
     elif first in ("where", "where's") or re.search(r"\bwhere\b", low):
         wh = "where"
-    elif first in ("why",) or re.search(r"\bwhy\b|\bwhat\s+caused\b|\bcause\b", low):
+    elif first in ("why",) or _WHY.search(low):
         wh = "why"
     elif first in ("which",) or re.search(r"\bwhich\b", low):
         wh = "which"
@@ -186,12 +187,44 @@ def parse(text: str) -> Question:
     personal = _personal(low, wh)
     head = _head(low) if wh in ("which", "what") else ()
     if wh == "how_many":  # "how many depots": the thing counted
-        m = re.search(r"\bhow\s+many\s+([\w-]+)", low)
-        head = (m.group(1),) if m else ()  # as written: "depots", not "depot managers"
+        head = _counted_noun(low)
     kind = _kind(wh, terms, personal)
+    if wh == "why":  # "what was causing X": the cause is what is asked, not a word to find
+        terms = tuple(t for t in terms if t not in WHY_WORDS)
     if kind in ("who", "person") and _CHOSE.search(text):
         kind = "decision"  # "did we end up going with X or Y?": a choice, said in other words
     return Question(text, key(text), wh, kind, terms, names, personal, head)
+
+
+# A question that asks for a cause in other words than "why": "what was causing ...", "what
+# caused ...", "what was behind ...", "the cause of ...", "what was the <thing> bug?".
+_WHY = re.compile(
+    r"\bwhy\b|\bcaus(?:e|es|ed|ing)\b|\bwhat(?:'s|\s+is|\s+was|\s+were)?\s+(?:behind|wrong\s+with)\b"
+    r"|^\W*what(?:'s|\s+is|\s+was|\s+were)\s+(?:the|that)\s+(?:[\w-]+\s+){0,4}"
+    r"(?:bug|issue|problem|glitch|regression)\W*$"
+)
+WHY_WORDS = frozenset({"caus", "behind"})  # stems that ask why in other words
+# Plurals without an s, for the thing a "how many" question counts.
+_PLURALS = frozenset("people children men women staff data media criteria".split())
+
+
+def _counted_noun(low: str) -> tuple[str, ...]:
+    """The thing a "how many" question counts, as written: the first plural of the words after
+    it ("how many recorder sites have ..." -> sites; "how many depot managers" -> managers),
+    else its first word ("how many staff work ..." -> staff)."""
+    m = re.search(r"\bhow\s+many\s+((?:[\w-]+\s*){1,3})", low)
+    if not m:
+        return ()
+    said = m.group(1).split()
+    phrase = []
+    for w in said:
+        if w in STOP:
+            break
+        phrase.append(w)
+    if not phrase:
+        return ()
+    plural = next((w for w in phrase if w in _PLURALS or (w.endswith("s") and len(w) > 3)), None)
+    return (plural or phrase[0],)
 
 
 _HEAD = re.compile(
