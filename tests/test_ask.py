@@ -576,3 +576,23 @@ def test_a_hyphenated_word_asked_is_found_written_apart(tmp_path, vyre_home, mon
         memory.ingest(root)
         reply = memory.ask("what was the van double-booking bug?", cwd=folder)
         assert not reply.abstained and "lock" in reply.answer, reply.answer
+
+
+def test_where_someone_works_is_answered_only_by_a_place_or_an_employer(
+    tmp_path, vyre_home, monkeypatch
+):
+    monkeypatch.setenv("VYRE_NOW", NOW)
+    root = tmp_path / "projects"
+    folder = "/home/sam/work/heron"
+    t = Transcript(root, cwd=folder, session="h1", start="2026-09-10T09:00:00Z")
+    t.user("Oskar Lind is reviewing the survey chapter with me, he wants the tables by region")
+    t.assistant("I'll split the tables by region for Oskar.")
+    t.user("and Wren Adeyemi works at Halden Institute, she sends the raw counts on Fridays")
+    t.assistant("Noted.")
+    t.write()
+    with Memory(vyre_home) as memory:
+        memory.project_add("heron", "Heron", [folder])
+        memory.ingest(root)
+        assert memory.ask("where does Oskar Lind work?", cwd=folder).abstained
+        wren = memory.ask("where does Wren Adeyemi work?", cwd=folder)
+        assert not wren.abstained and "Halden Institute" in wren.answer, wren.answer

@@ -887,7 +887,14 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
             and not any(k == "person" for _, k in people.get(fold(w), ()))
             for i, w in enumerate(ws[1:], 1)
         )
-        return 1.0 if placed else 0.3
+        if not set(q.terms) & _WHERE_OF_PEOPLE:
+            return 1.0 if placed else 0.3
+        # "where does Ana work?" asks for an employer or a town: only a placed name answers
+        # it, and only one said of her, not of someone else the sentence names instead
+        if not placed:
+            return 0.0
+        said_of = any(fold(n) in fold(sentence) for n in q.names)
+        return 1.0 if said_of or not _person_in(sentence, people, asked, orgs=False) else 0.0
     if q.wh in ("which", "what"):
         dated = {fold(x) for m in DATES.finditer(sentence) for x in m.group(0).split()}
         specific = [
@@ -907,6 +914,8 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
     return 0.7
 
 
+# What a where-question asks of a person: where they work, live or are based.
+_WHERE_OF_PEOPLE = {stem(w) for w in "work works working live lives living based".split()}
 # "who is our new client?": an organisation answers a who-question about these.
 _ORG_ASKED = {stem(w) for w in "client customer company firm agency supplier vendor org".split()}
 
