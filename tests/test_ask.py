@@ -596,3 +596,26 @@ def test_where_someone_works_is_answered_only_by_a_place_or_an_employer(
         assert memory.ask("where does Oskar Lind work?", cwd=folder).abstained
         wren = memory.ask("where does Wren Adeyemi work?", cwd=folder)
         assert not wren.abstained and "Halden Institute" in wren.answer, wren.answer
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "due 2026-10-02",
+        "ship it Friday",
+        "next Tues works",
+        "on 3 May",
+        "by the 12th",
+        "end of the month",
+        "in two weeks",
+        "in a fortnight",
+        "tonight",
+        "before EOD",
+        "Sept 9",
+    ],
+)
+def test_a_date_phrase_is_never_passed_over_by_the_quick_look(said):
+    from vyre.ask.grounding import DATES, has_date, may_hold_date
+
+    assert DATES.search(said) and may_hold_date(said) and has_date(said)
+    assert not may_hold_date("ok, ship the parser as is")

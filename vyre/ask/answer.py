@@ -37,7 +37,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from vyre.ask import kept, personal, recall
-from vyre.ask.grounding import DATES, ungrounded
+from vyre.ask.grounding import DATES, has_date, ungrounded
 from vyre.ask.question import (
     STOP,
     WHY_WORDS,
@@ -796,7 +796,7 @@ def _kinds_of(stems: set[str]) -> int:
 def _pattern_words(text: str, kinds: int) -> frozenset[str]:
     out: set[str] = set()
     for i, (rx, stems) in enumerate(_PATTERN_STEMS):
-        if kinds >> i & 1 and rx.search(text):
+        if kinds >> i & 1 and (has_date(text) if rx is DATES else rx.search(text)):
             out |= stems
     return frozenset(out)
 
@@ -860,7 +860,7 @@ def _typed(q: Question, sentence: str, people: Names) -> float:
             else 0.0
         )
     if q.wh == "when":
-        return 1.0 if DATES.search(sentence) else 0.0
+        return 1.0 if has_date(sentence) else 0.0
     if q.wh in ("how_many", "how_much"):
         numbers = [n for n in _NUMBER.findall(sentence) if fold(n) not in asked]
         spelled = [w for w in words(sentence) if fold(w) in _NUMBER_WORDS]

@@ -19,6 +19,28 @@ from vyre.resolve import fold
 
 # Date phrases as whole words: "common" and "lemon" end in "mon", and are not Mondays.
 DATES = re.compile(r"(?<![\w-])" + DATE, re.I)
+# What every date phrase holds (a digit, a weekday's or a month's first letters, or a word of
+# a span: "in two weeks", "end of the month", "tomorrow", "EOD"): a text with none of them is
+# passed over without running the long pattern, most of the time of looking for a date.
+_DIGIT = re.compile(r"\d")
+_DATE_CUES = (
+    "mon tue wed thu fri sat sun jan feb mar apr may jun jul aug sep oct nov dec day week "
+    "month fortnight tonight tomorrow eod"
+).split()
+
+
+def may_hold_date(text: str) -> bool:
+    """False only when `text` can hold no date phrase at all."""
+    if _DIGIT.search(text):
+        return True
+    low = text.lower()
+    return any(cue in low for cue in _DATE_CUES)
+
+
+def has_date(text: str) -> bool:
+    return may_hold_date(text) and DATES.search(text) is not None
+
+
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*%?")
 _PATH = re.compile(r"[\w.-]*[/_.][\w./-]*\w")
@@ -72,4 +94,4 @@ def ungrounded(answer: str, quotes: Iterable[tuple[str, datetime | None]]) -> li
     return missing
 
 
-__all__ = ["DATES", "claims", "ungrounded"]
+__all__ = ["DATES", "claims", "has_date", "may_hold_date", "ungrounded"]

@@ -50,6 +50,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+import Stemmer
+
 from vyre.ledger import Ledger
 from vyre.ledger import search as index
 from vyre.models import Passage
@@ -82,6 +84,7 @@ K1, B = 1.2, 0.75  # BM25's usual saturation and length norm
 QUOTE_CHARS = 300
 
 _WORD = re.compile(r"[^\W_]+")
+_PORTER = Stemmer.Stemmer("porter")  # the index's own stemmer (FTS5's `porter` tokenizer)
 _PLACE_BITS = index.SESSION_SHIFT - index.PLACE_SHIFT  # a place is session << bits | at
 _AT = (1 << _PLACE_BITS) - 1
 
@@ -498,18 +501,18 @@ def search(
     flags: dict[int, int] = {}
     per_session: list[dict[int, int]] = []
     shift, place_shift = index.SESSION_SHIFT, index.PLACE_SHIFT
-    for word in wanted:
+    for word, times in _terms(wanted):
         hits = ledger.db.execute(_SQL, (f'text:"{word}"{clause}', PER_WORD)).fetchall()
         if not hits:
             continue
-        idf = _idf(room.docs, _df(hits, room, lengths))
+        idf = times * _idf(room.docs, _df(hits, room, lengths))
         counts: dict[int, int] = defaultdict(int)
         for (rowid,) in hits:
             counts[rowid >> shift] += 1
             place = rowid >> place_shift
             own[place] += idf * norm[place]
             flags[place] = rowid & 3
-        per_session.append(counts)
+        per_session += [counts] * times
     if not own:
         return []
     # 3-4. neighbours and answers
@@ -572,6 +575,21 @@ def search(
                 fused[place] += ranking.timed
         window.sort(key=lambda p: (fused[p], p), reverse=True)
     return _passages(window[:limit], rows, fused, wanted)
+
+
+def _terms(wanted: list[str]) -> list[tuple[str, int]]:
+    """Each of the index's terms the words stand for, read once, with how many of the words
+    stand for it: "launch", "launches" and "launched" find the same turns (the index stems
+    with Porter's algorithm, as `_PORTER` does for the words it stems: plain ASCII words of
+    three letters or more), so they are one query, counted three times as before."""
+    out: dict[str, list] = {}
+    for w in wanted:
+        term = _PORTER.stemWord(w) if 2 < len(w) <= 20 and w.isascii() and w.isalpha() else w
+        if term in out:
+            out[term][1] += 1
+        else:
+            out[term] = [w, 1]
+    return [(w, n) for w, n in out.values()]
 
 
 def _idf(docs: int, df: float) -> float:
