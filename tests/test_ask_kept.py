@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from tests.test_ask import _personal_home
 from tests.transcript import Transcript
-from vyre.api import Memory
 from vyre.ask import answer, kept
 
 NOW = "2026-10-01T12:00:00Z"
@@ -24,25 +24,10 @@ QUESTIONS = [
 ]
 
 
-def _home(root, home) -> Memory:
-    t = Transcript(root, cwd=HOME_DIR, session="life", start="2026-09-01T09:00:00Z")
-    t.user("book a table for two on saturday, my wife is Juno and she likes the window")
-    t.assistant("Booked.")
-    t.write()
-    k = Transcript(root, cwd=KEEL, session="keel", start="2026-09-03T09:00:00Z")
-    k.user("Priya Anand, the project architect at Keel & Ash Architects, wants the gallery.")
-    k.assistant("I'll start on the gallery.")
-    k.write()
-    memory = Memory(home)
-    memory.project_add("keel-ash", "Keel", [KEEL], "Keel & Ash Architects")
-    memory.ingest(root)
-    return memory
-
-
 @pytest.fixture
 def home(tmp_path, vyre_home, monkeypatch):
     monkeypatch.setenv("VYRE_NOW", NOW)
-    memory = _home(tmp_path / "projects", vyre_home)
+    memory = _personal_home(tmp_path / "projects", vyre_home)
     yield memory
     memory.close()
 
