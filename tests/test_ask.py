@@ -548,7 +548,7 @@ def test_a_cause_told_later_in_the_session_in_the_symptoms_words(tmp_path, vyre_
     t.assistant("Billing page next week, once the Stripe keys arrive.")
     t.write()
     with Memory(vyre_home) as memory:
-        memory.project_add("mossbank", "Mossbank", [folder])
+        memory.project_add("mossbank", "Mossbank", [folder], caller="local")
         memory.ingest(root)
         for asked in (
             "why did people get duplicate welcome emails?",
@@ -572,7 +572,7 @@ def test_a_hyphenated_word_asked_is_found_written_apart(tmp_path, vyre_home, mon
     )
     t.write()
     with Memory(vyre_home) as memory:
-        memory.project_add("rota", "Rota", [folder])
+        memory.project_add("rota", "Rota", [folder], caller="local")
         memory.ingest(root)
         reply = memory.ask("what was the van double-booking bug?", cwd=folder)
         assert not reply.abstained and "lock" in reply.answer, reply.answer
@@ -591,7 +591,7 @@ def test_where_someone_works_is_answered_only_by_a_place_or_an_employer(
     t.assistant("Noted.")
     t.write()
     with Memory(vyre_home) as memory:
-        memory.project_add("heron", "Heron", [folder])
+        memory.project_add("heron", "Heron", [folder], caller="local")
         memory.ingest(root)
         assert memory.ask("where does Oskar Lind work?", cwd=folder).abstained
         wren = memory.ask("where does Wren Adeyemi work?", cwd=folder)
