@@ -97,6 +97,8 @@ if __name__ == "__main__":
     check, engine = sys.argv[1], sys.argv[2]
     if check == "open":
         sys.exit(open_graph(engine, sys.argv[3]))
-    failures = CHECKS[check](engine)
+    with tempfile.TemporaryDirectory() as scratch:  # each check's graphs go with it
+        tempfile.tempdir = scratch
+        failures = CHECKS[check](engine)
     print(f"{check} {engine}: {failures} failure(s)")
     sys.exit(1 if failures else 0)
