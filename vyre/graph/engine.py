@@ -105,12 +105,7 @@ class Engine:
             self.execute("CALL enable_cached_prepared_statement='none'")
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list]:
-        params = params or {}
-        wanted = set(_PARAM.findall(query))
-        if wanted != set(params):
-            raise GraphError(
-                f"query parameters {sorted(wanted)} do not match those given {sorted(params)}"
-            )
+        params = _checked(query, params)
         try:
             result = self.conn.execute(query, params) if params else self.conn.execute(query)
             try:
@@ -124,12 +119,7 @@ class Engine:
     def arrow(self, query: str, params: dict[str, Any] | None = None) -> Any:  # a pyarrow Table
         """A query's whole result as an Arrow table: many times faster than rows for large
         reads (rows cross into Python one at a time otherwise)."""
-        params = params or {}
-        wanted = set(_PARAM.findall(query))
-        if wanted != set(params):
-            raise GraphError(
-                f"query parameters {sorted(wanted)} do not match those given {sorted(params)}"
-            )
+        params = _checked(query, params)
         try:
             result = self.conn.execute(query, params) if params else self.conn.execute(query)
             try:
@@ -188,3 +178,14 @@ def _failure(exc: RuntimeError) -> GraphError:
             "in settings.json"
         )
     return GraphError(f"the memory graph failed: {text}")
+
+
+def _checked(query: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """The query's parameters, refused unless they are exactly the ones it names."""
+    params = params or {}
+    wanted = set(_PARAM.findall(query))
+    if wanted != set(params):
+        raise GraphError(
+            f"query parameters {sorted(wanted)} do not match those given {sorted(params)}"
+        )
+    return params
