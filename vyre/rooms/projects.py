@@ -154,13 +154,15 @@ def remove(ledger: Ledger, slug: str, *, caller: str, when: datetime) -> int | N
 
 # -- the history, and undo ------------------------------------------------------------------
 
+# the columns of a history row, in the order `_history` reads them (before is 5, after is 6)
+_CHANGE_COLUMNS = "id, slug, kind, caller, created, before, after, undone"
+
 
 def history(ledger: Ledger, slug: str | None = None) -> list[ProjectHistory]:
     """Every change kept, oldest first (only `slug`'s when given)."""
     where, args = ("WHERE slug = ?", (slug,)) if slug else ("", ())
     rows = ledger.db.execute(
-        "SELECT id, slug, kind, caller, created, before, after, undone FROM project_changes "
-        f"{where} ORDER BY id",
+        f"SELECT {_CHANGE_COLUMNS} FROM project_changes {where} ORDER BY id",
         args,
     ).fetchall()
     return [_history(row) for row in rows]
@@ -219,15 +221,17 @@ def undo(ledger: Ledger, change: int | None, *, caller: str, when: datetime) -> 
 
 
 def _pick_change(db: sqlite3.Connection, change: int | None) -> tuple[Any, ...]:
-    cols = "id, slug, kind, caller, created, before, after, undone"
     if change is None:
         row = db.execute(
-            f"SELECT {cols} FROM project_changes WHERE undone IS NULL ORDER BY id DESC LIMIT 1"
+            f"SELECT {_CHANGE_COLUMNS} FROM project_changes WHERE undone IS NULL "
+            "ORDER BY id DESC LIMIT 1"
         ).fetchone()
         if row is None:
             raise ProjectError("no project change to undo (see `vyre project history`)")
         return tuple(row)
-    row = db.execute(f"SELECT {cols} FROM project_changes WHERE id = ?", (change,)).fetchone()
+    row = db.execute(
+        f"SELECT {_CHANGE_COLUMNS} FROM project_changes WHERE id = ?", (change,)
+    ).fetchone()
     if row is None:
         raise ProjectError(f"no project change {change} (see `vyre project history`)")
     return tuple(row)
