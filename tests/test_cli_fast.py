@@ -142,3 +142,62 @@ def test_without_a_daemon_the_fast_entry_leaves_it_to_the_cli(vyre_home):
     from vyre.cli import fast
 
     assert fast.served(["memory"]) is None  # no socket: nothing sent, the CLI runs it
+
+
+def test_the_handed_commands_are_the_ones_the_fast_entry_names():
+    from vyre.cli import fast
+    from vyre.cli.main import cli
+
+    marked = {name for name, cmd in cli.commands.items() if getattr(cmd, common.HANDED, False)}
+    assert marked == set(fast.HANDED) == {"ingest"}
+    assert served.handed_command(["ingest"]) and served.handed_command(["ingest", "somewhere"])
+    assert not served.handed_command(["derive"]) and not served.handed_command(["memory"])
+
+
+def test_ingest_is_handed_to_the_running_daemon(vyre_home, tmp_path):
+    """`vyre ingest` while the daemon runs: the daemon reads (from the caller's folder and
+    projects folder, not its own), the caller waits, loads neither click nor pydantic, and
+    is told who did it."""
+    from tests.transcript import Transcript
+    from vyre.daemon import process
+
+    own = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    Transcript(own, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z").user(
+        "Priya Anand, the project architect at Keel & Ash Architects, sent the plans."
+    ).write()
+    theirs = tmp_path / "elsewhere" / "projects"  # the caller's CLAUDE_CONFIG_DIR, not the daemon's
+    t = Transcript(theirs, cwd="/w/harlow", session="h1", start="2026-09-02T10:00:00Z")
+    t.user("Tomasz Kowalski, the CTO at Harlow Dental, wants the export by Friday.")
+    t.write()
+    process.start(vyre_home)
+    try:
+        env = {**os.environ, "VYRE_HOME": str(vyre_home), "CLAUDE_CONFIG_DIR": str(theirs.parent)}
+        code = (
+            "import sys; from vyre.cli import fast; code = fast.served(sys.argv[1:]); "
+            "print(code, sorted(m for m in ('click', 'pydantic', 'vyre.api') if m in sys.modules),"
+            " file=sys.stderr)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-I", "-c", code, "ingest"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert out.stdout.startswith("ingested 1 file (1 with new lines)"), out
+        assert "read by the running daemon (pid" in out.stderr
+        assert out.stderr.strip().endswith("0 []")
+        # a relative ROOT is the caller's folder's, however the daemon was started
+        again = subprocess.run(
+            [*FAST, "ingest", "projects"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=theirs.parent,
+            timeout=120,
+        )
+        assert again.returncode == 0 and again.stdout.startswith("ingested 1 file (0 with new")
+        about = run(["memory", "about", "Tomasz Kowalski", "--project", "*"], vyre_home)
+        assert "Harlow Dental" in about.stdout, about
+    finally:
+        process.stop(vyre_home)

@@ -1,5 +1,6 @@
 """What every command shares: opening memory, turning domain errors into one line, printing,
-and the mark of a command the daemon may run for a fast `vyre` (`served`, see vyre.cli.served).
+and the marks of a command the daemon may run for a fast `vyre` (`served` for reads, `handed`
+for `vyre ingest`; see vyre.cli.served).
 
 Module-level imports here stay light (click, the standard library, vyre's stdlib modules):
 `vyre --help` loads every command module.
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=click.Command)
 SERVED = "vyre_served"
+HANDED = "vyre_handed"
 
 # Set while the daemon runs a served command: its memory, and the caller's folder.
 _served: contextvars.ContextVar[tuple[MemoryAPI, Path] | None] = contextvars.ContextVar(
@@ -42,6 +44,19 @@ def served(command: C) -> C:
     """Mark a command that only reads and prints: the daemon may run it for `vyre`."""
     setattr(command, SERVED, True)
     return command
+
+
+def handed(command: C) -> C:
+    """Mark a command that writes only what the daemon writes on its own (new transcript
+    lines and what is derived from them): while the daemon runs, `vyre` hands it to the warm
+    daemon and waits for it, instead of loading the library and the rules in a new process."""
+    setattr(command, HANDED, True)
+    return command
+
+
+def served_here() -> bool:
+    """Whether the daemon is running this command for a `vyre` elsewhere."""
+    return _served.get() is not None
 
 
 @contextlib.contextmanager

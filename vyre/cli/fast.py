@@ -7,6 +7,9 @@
   `memory about|facts|relevant|ask|...`, `vyre why`, `project list|suggest`) is sent to it
   with the caller's folder and VYRE_NOW; the daemon runs the same click command and sends back
   its output and exit code (vyre.cli.served). Standard library only on this path.
+- `vyre ingest` (a command marked `@handed`) is sent to the daemon the same way, with the
+  caller's projects folder when none is named, and waits as long as an ingest takes: the warm
+  daemon reads the new lines and derives, where a new process would first load the library.
 - Everything else, and anything the daemon does not take, runs the full click CLI
   (vyre.cli.main), which prints the same.
 """
@@ -17,6 +20,8 @@ import os
 import sys
 
 HELP = os.path.join(os.path.dirname(__file__), "help.txt")
+HANDED = ("ingest",)  # the commands marked @handed (tests/test_cli_fast.py checks the list)
+HANDED_TIMEOUT_S = 600  # as long as an ingest through the daemon may take (vyre.daemon.client)
 
 
 def main() -> None:
@@ -57,9 +62,14 @@ def served(args: list[str]) -> int | None:
 
     if not os.path.exists(socket_path()):
         return None
+    handed = bool(args) and args[0] in HANDED
+    if args == ["ingest"]:  # the caller's projects folder, not the daemon's
+        from vyre.config import projects_root
+
+        args = [*args, str(projects_root())]
     payload = {"argv": args, "cwd": os.getcwd(), "now": os.environ.get("VYRE_NOW") or None}
     try:
-        reply = call("cli", payload, caller="cli", timeout=60)
+        reply = call("cli", payload, caller="cli", timeout=HANDED_TIMEOUT_S if handed else 60)
     except Untrusted:
         return None  # the full CLI says so in one line
     except VyreError:

@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
 from vyre import config
+from vyre.cli import common
 from vyre.cli.common import domain_errors, open_memory
 
+HANDED_NOTE = "read by the running daemon{pid}; this waited for it to finish"
 
+
+@common.handed
 @click.command()
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @domain_errors
 def ingest(root: Path | None) -> None:
-    """Read new Claude Code transcript lines (ROOT: default ~/.claude/projects)."""
-    root = root or config.projects_root()
-    from vyre.api import Memory
-    from vyre.transcripts import transcript_files
+    """Read new Claude Code transcript lines (ROOT: default ~/.claude/projects).
 
+    While the daemon runs, it does the reading (it is warm) and this waits for it."""
+    # the caller's folder, also when the daemon runs this for a `vyre` elsewhere
+    root = Path(common.cwd(), root.expanduser()) if root else config.projects_root()
     with open_memory() as memory:
-        if sys.stderr.isatty() and root.is_dir() and isinstance(memory, Memory):
+        from vyre.daemon.client import RemoteMemory
+
+        local = not (common.served_here() or isinstance(memory, RemoteMemory))
+        if local and sys.stderr.isatty() and root.is_dir():
+            from vyre.transcripts import transcript_files
+
             files = transcript_files(root)  # listed once: for the bar and for the ingest
             with click.progressbar(length=len(files), label="reading", file=sys.stderr) as bar:
                 done = memory.ingest(root, progress=bar.update, paths=files)
@@ -29,6 +39,9 @@ def ingest(root: Path | None) -> None:
             done = memory.ingest(root)
     click.echo(f"ingested {done.report.summary()}")
     click.echo(done.derived.summary())
+    if not local:
+        pid = f" (pid {os.getpid()})" if common.served_here() else ""
+        click.echo(HANDED_NOTE.format(pid=pid), err=True)
 
 
 @click.command("derive")

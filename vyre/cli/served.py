@@ -9,7 +9,10 @@ bare interpreter and one round trip instead of loading click, pydantic and the s
 What must stay true:
 - Only commands marked `@served` run here: they read, and print only what they read. A
   command that changes memory, asks who is at the terminal, or starts anything is never
-  served (`served_command` says no, and the client runs the CLI itself).
+  served (`served_command` says no, and the client runs the CLI itself). The one exception
+  is a command marked `@handed` (`vyre ingest`): it writes only what the daemon writes on its
+  own, new transcript lines and what is derived from them, so the warm daemon does it (a new
+  process would load the library, the rules and the engine first) and the caller waits.
 - The memory a served command opens offers only the API's non-owner operations: even a
   mistake in a served command cannot change memory from here.
 - A served command reads the caller's folder and clock (`common.cwd()`, `config.now()`),
@@ -35,7 +38,19 @@ _one_run = threading.Lock()  # stdout is the process's: one served command print
 
 
 def served_command(argv: list[str]) -> bool:
-    """Whether these arguments name a command the daemon may run."""
+    """Whether these arguments name a command the daemon may run because it only reads."""
+    command = _command(argv)
+    return command is not None and getattr(command, common.SERVED, False)
+
+
+def handed_command(argv: list[str]) -> bool:
+    """Whether these arguments name a command that writes, handed to the daemon to run."""
+    command = _command(argv)
+    return command is not None and getattr(command, common.HANDED, False)
+
+
+def _command(argv: list[str]) -> click.Command | None:
+    """The command these arguments name (None for the top-level group itself)."""
     from vyre.cli.main import cli
 
     command: click.Command = cli
@@ -43,7 +58,7 @@ def served_command(argv: list[str]) -> bool:
         if not isinstance(command, click.Group) or arg not in command.commands:
             break
         command = command.commands[arg]
-    return command is not cli and getattr(command, common.SERVED, False)
+    return None if command is cli else command
 
 
 class _ReadOnly:
@@ -70,7 +85,7 @@ class _ReadOnly:
 
 def run(argv: list[str], *, cwd: str, now: str | None, memory: MemoryAPI) -> dict | None:
     """The command's output and exit code, or None when it is not one the daemon serves."""
-    if not served_command(argv):
+    if not (served_command(argv) or handed_command(argv)):
         return None
     from vyre.cli.main import cli
 
