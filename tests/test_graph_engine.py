@@ -36,3 +36,44 @@ def test_unknown_engine_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("VYRE_GRAPH_ENGINE", "neo4j")
     with pytest.raises(GraphError, match="must be one of"):
         GraphStore(tmp_path / "g")
+
+
+WRITE_ALONE = """
+import sys, tempfile
+from datetime import datetime
+from pathlib import Path
+from vyre.graph import EvidenceRow, FactRow, GraphStore, RoomRows
+when = datetime(2026, 9, 1, 10, 30, 0, 123000)
+fact = FactRow("f1", "p1", "person:ada", "person", "Ada", "works_at", "org:acme", "org",
+               "Acme", 0.9, valid_from=when, seen=when, sessions=1, rules="works_at.at")
+evidence = EvidenceRow("f1", "p1", "person:ada", "s1", 3, when, "works_at.at", 'Ada "at" Acme')
+rows = RoomRows("p1", "d1", [fact], [evidence])
+store = GraphStore(Path(tempfile.mkdtemp()) / "graph")
+store.replace_room(rows)
+back = store.read("p1")
+assert (back.facts, back.evidence, back.digest) == (rows.facts, rows.evidence, "d1"), back
+print(sorted(m for m in ("pandas", "networkx") if m in sys.modules))
+try:
+    import pandas  # noqa: F401
+except ImportError:
+    pass
+else:  # pyarrow still hands tables to pandas when asked
+    import pyarrow as pa
+    assert list(pa.table({"a": [1, 2]}).to_pandas()["a"]) == [1, 2]
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_writing_a_room_loads_neither_pandas_nor_networkx(engine, tmp_path):
+    """Both engines import pandas to tell a DataFrame from an Arrow table when a bulk load is
+    prepared, and pyarrow on its first list; 0.4-0.5 s of a one-off `vyre ingest`."""
+    run = subprocess.run(
+        [sys.executable, "-c", WRITE_ALONE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "VYRE_GRAPH_ENGINE": engine},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip() == "[]"

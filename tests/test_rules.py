@@ -896,3 +896,39 @@ def test_a_quote_is_not_cut_at_a_dot_inside_an_address():
     text = "Ask Priya Anand (priya@keelash.co) now."
     for m in extract("person", "text", text, MONDAY):
         assert m[6] == text, m
+
+
+def test_the_cached_public_suffixes_are_the_lists_own(tmp_path, monkeypatch):
+    """The ICANN rules are kept in the cache with their punycode forms and given back to the
+    package as its source: the same rules, the same answers as the package's own parse."""
+    from publicsuffixlist import PublicSuffixList
+
+    from vyre.extract import gazetteer
+
+    monkeypatch.setenv("VYRE_CACHE", str(tmp_path))
+    gazetteer._psl.cache_clear()
+    try:
+        first = gazetteer._psl()  # parsed from the package, and cached
+        assert len(list(tmp_path.glob("public-suffixes-*.txt"))) == 1
+        gazetteer._psl.cache_clear()
+        cached = gazetteer._psl()  # read back from the cache
+    finally:
+        gazetteer._psl.cache_clear()
+    own = PublicSuffixList(only_icann=True)
+    assert cached._publicsuffix == first._publicsuffix == own._publicsuffix
+    assert cached._maxlabel == own._maxlabel
+    for host in (
+        "marlow.co.uk",
+        "harlow.law",
+        "a.b.kobe.jp",
+        "xn--80ak6aa92e.com",
+        "main.py",
+        "shop.example",
+        "foo.blogspot.com",
+        "city.kobe.jp",
+        "公司.cn",
+        "x.公司.cn",
+    ):
+        assert cached.publicsuffix(host, accept_unknown=False) == own.publicsuffix(
+            host, accept_unknown=False
+        ), host

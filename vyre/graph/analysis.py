@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
 from rapidfuzz import fuzz
 
 from vyre.graph.store import FactRow
@@ -19,6 +18,8 @@ LINKS = ("has_address", "works_at")
 
 def merge_candidates(rows: list[FactRow]) -> list[MergeCandidate]:
     """Pairs of near-identical names that share an address or an org, with that evidence."""
+    import networkx as nx  # 0.2 s to import: only here, never for a derive (which reads hubs)
+
     graph = nx.Graph()
     labels: dict[str, str] = {}
     for r in rows:

@@ -12,15 +12,18 @@ Guards for the engine's known pitfalls (GRAPH_ENGINE.md):
   and any other engine failure is a `GraphError` in one line, never a traceback;
 - the buffer pool is sized from the data (or the `graph.buffer_pool_mib` setting), not the
   engine's default of 80% of RAM;
-- a file can be opened read-only: any number of readers, beside the one process that writes.
+- a file can be opened read-only: any number of readers, beside the one process that writes;
+- a bulk load never imports pandas (`_pandas_unseen`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util  # the engines call importlib.util.find_spec without importing it
 import os
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -137,7 +140,8 @@ class Engine:
         rows = data  # the engine scans the local variable named in the statement
         option = " (IGNORE_ERRORS=true)" if skip_existing else ""
         try:
-            self.conn.execute(f"COPY {table} FROM rows{option}").close()
+            with _pandas_unseen():
+                self.conn.execute(f"COPY {table} FROM rows{option}").close()
             if skip_existing:  # the skipped keys are kept as warnings: drop them
                 self.conn.execute("CALL clear_warnings()").close()
         except RuntimeError as exc:
@@ -163,6 +167,24 @@ class Engine:
             conn.close()
         if db is not None:
             db.close()
+
+
+@contextmanager
+def _pandas_unseen() -> Iterator[None]:
+    """While a statement is prepared, the engine asks whether pandas is installed (to tell a
+    DataFrame from the Arrow table we give it) and imports it if so: 0.4-0.5 s in a process
+    that writes one file. Here it is told no (`importlib.util.find_spec` gives None for a
+    module whose `sys.modules` entry is None). Vyre never imports pandas; a caller's thread
+    that imported it in the moment this lasts would be told it is missing."""
+    if "pandas" in sys.modules:
+        yield
+        return
+    sys.modules["pandas"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "pandas" in sys.modules and sys.modules["pandas"] is None:
+            del sys.modules["pandas"]
 
 
 def _first_line(exc: BaseException) -> str:

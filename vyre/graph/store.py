@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +33,33 @@ import pyarrow as pa
 from vyre.errors import GraphBusy, GraphDamaged, GraphError
 from vyre.graph.engine import Engine, buffer_pool, engine_files, engine_name, remove
 from vyre.graph.schema import SCHEMA, SCHEMA_VERSION
+
+
+class _NoPandas:
+    """An import finder that says pandas is not installed."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] == "pandas":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def _pyarrow_without_pandas() -> None:
+    """pyarrow looks for pandas the first time it converts a Python list (to recognise pandas
+    objects) and imports it when it is installed: 0.4-0.5 s in every process that writes a
+    graph file, for objects Vyre never gives it. Its first look is made here with pandas out
+    of reach, so it goes on without. Nothing is lost: `to_pandas()` and `from_pandas()` still
+    import pandas when called."""
+    if "pandas" in sys.modules:
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        pa.array([""])
+    finally:
+        sys.meta_path.remove(finder)
+
+
+_pyarrow_without_pandas()
 
 MAIN = "*"
 LOCK_NAME = "write.lock"
