@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -906,3 +909,43 @@ def test_a_crash_mid_batch_rolls_the_batch_back_and_loses_nothing(root, tmp_path
         assert search(memory, "Halden") == {("a", 2), ("c", 0)}
 
     assert recovered == clean_run(root, tmp_path / "clean")
+
+
+RULES_LOADED = """
+import sys
+from pathlib import Path
+from vyre.api import Memory
+with Memory() as m:
+    m.ingest(Path(sys.argv[1]))
+print("vyre.extract.rules" in sys.modules)
+"""
+
+
+def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
+    """Compiling the rules' patterns costs 0.25 s a process: an ingest that finds nothing new
+    (and any reader) never does it; one with a new turn does."""
+    root = tmp_path / "projects"
+    t = Transcript(root, cwd="/w/keel", session="s1", start="2026-09-01T10:00:00Z")
+    t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+    t.write()
+    with Memory() as m:
+        m.ingest(root)
+    old = time.time() - 60  # settled: the next scan passes it over on a stat
+    os.utime(t.path, (old, old))
+    with Memory() as m:
+        m.ingest(root)
+
+    def loaded() -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", RULES_LOADED, str(root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip()
+
+    assert loaded() == "False"
+    t.user("Tomasz Kowalski, the CTO at Harlow Dental, wants the export.")
+    t.write()
+    assert loaded() == "True"
