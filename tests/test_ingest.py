@@ -917,13 +917,13 @@ from pathlib import Path
 from vyre.api import Memory
 with Memory() as m:
     m.ingest(Path(sys.argv[1]))
-print("vyre.extract.rules" in sys.modules)
+print("vyre.extract.rules" in sys.modules, "pyarrow" in sys.modules)
 """
 
 
 def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
-    """Compiling the rules' patterns costs 0.25 s a process: an ingest that finds nothing new
-    (and any reader) never does it; one with a new turn does."""
+    """Compiling the rules' patterns costs 0.25 s a process and importing pyarrow 0.3 s: an
+    ingest that finds nothing new does neither; one with a new turn does both."""
     root = tmp_path / "projects"
     t = Transcript(root, cwd="/w/keel", session="s1", start="2026-09-01T10:00:00Z")
     t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
@@ -945,7 +945,7 @@ def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
         assert run.returncode == 0, run.stderr
         return run.stdout.strip()
 
-    assert loaded() == "False"
+    assert loaded() == "False False"
     t.user("Tomasz Kowalski, the CTO at Harlow Dental, wants the export.")
     t.write()
-    assert loaded() == "True"
+    assert loaded() == "True True"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import sys
@@ -26,13 +27,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, NamedTuple
-
-import pyarrow as pa
+from types import ModuleType
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from vyre.errors import GraphBusy, GraphDamaged, GraphError
 from vyre.graph.engine import Engine, buffer_pool, engine_files, engine_name, remove
 from vyre.graph.schema import SCHEMA, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class _NoPandas:
@@ -43,23 +46,27 @@ class _NoPandas:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 
-def _pyarrow_without_pandas() -> None:
-    """pyarrow looks for pandas the first time it converts a Python list (to recognise pandas
+@functools.cache
+def _arrow() -> ModuleType:
+    """pyarrow, imported when a file is first written or read (0.3 s with numpy: an ingest
+    that finds nothing new needs neither).
+
+    pyarrow looks for pandas the first time it converts a Python list (to recognise pandas
     objects) and imports it when it is installed: 0.4-0.5 s in every process that writes a
     graph file, for objects Vyre never gives it. Its first look is made here with pandas out
     of reach, so it goes on without. Nothing is lost: `to_pandas()` and `from_pandas()` still
     import pandas when called."""
-    if "pandas" in sys.modules:
-        return
-    finder = _NoPandas()
-    sys.meta_path.insert(0, finder)
-    try:
-        pa.array([""])
-    finally:
-        sys.meta_path.remove(finder)
+    import pyarrow
 
+    if "pandas" not in sys.modules:
+        finder = _NoPandas()
+        sys.meta_path.insert(0, finder)
+        try:
+            pyarrow.array([""])
+        finally:
+            sys.meta_path.remove(finder)
+    return pyarrow
 
-_pyarrow_without_pandas()
 
 MAIN = "*"
 LOCK_NAME = "write.lock"
@@ -199,7 +206,7 @@ class GraphStore:
 
         def fill(engine: Engine) -> None:
             _load_rows(engine, rows.facts, rows.evidence)
-            engine.copy("Room", pa.table({"id": [rows.room], "digest": [rows.digest]}))
+            engine.copy("Room", _arrow().table({"id": [rows.room], "digest": [rows.digest]}))
 
         self._write(rows.room, fill, (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES)
         return self.stamp(rows.room) or ""
@@ -452,6 +459,7 @@ def one_kind_per_entity(facts: list[FactRow]) -> None:
 
 
 def _load_rows(engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow]) -> None:
+    pa = _arrow()
     entities: dict[str, str] = {}
     for f in facts:
         entities.setdefault(f.subject, f.subject_kind)
@@ -507,11 +515,13 @@ def _where(
 
 
 def _rows(table: pa.Table, cls: type) -> list:
+    _arrow()  # pandas kept out before pyarrow converts anything
     columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
     return [cls(*values) for values in zip(*columns, strict=True)]
 
 
 def _fact_table(facts: list[FactRow]) -> pa.Table:
+    pa = _arrow()
     ts = pa.timestamp("us")
     return pa.table(
         {
