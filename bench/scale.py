@@ -225,6 +225,27 @@ def report(figures: dict, base: dict, slack: float) -> int:
             "%",
             "0 %",
         ),
+        (
+            "prompt hook reply p95 under writes",
+            d.get("hook_s", {}).get("p95"),
+            b.get("hook_s", {}).get("p95"),
+            "s",
+            "",
+        ),
+        (
+            "main graph derived and written",
+            (d.get("main_graph") or {}).get("last_s"),
+            (b.get("main_graph") or {}).get("last_s"),
+            "s",
+            "",
+        ),
+        (
+            "... of which the writer's lock held",
+            (d.get("main_graph") or {}).get("writer_held_s"),
+            (b.get("main_graph") or {}).get("writer_held_s"),
+            "s",
+            "",
+        ),
     ]
     ok = d["empty_hooks_pct"] == 0 and d["visible_s"]["p95"] <= 1.0
     print(f"{'':34} {'now':>10} {'baseline':>10}   target")
@@ -267,7 +288,8 @@ def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
                 capture_output=True,
             )
             cli.append(time.perf_counter() - started)
-        visible, empty, hooks = write_load(home, root, args.appends)
+        visible, empty, hooks, waits = write_load(home, root, args.appends)
+        status = call("status", caller="local", home=home, timeout=600)
         return {
             "cli_ingest_one_session_s": round(statistics.median(cli), 2),
             "rss_mib": round(rss, 1),
@@ -278,18 +300,26 @@ def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
             },
             "empty_hooks_pct": round(100 * empty / max(1, hooks), 2),
             "hooks": hooks,
+            # how long a prompt hook's reply took under the write load
+            "hook_s": {"p50": round(statistics.median(waits), 4), "p95": round(p95(waits), 4)},
+            "rss_after_writes_mib": round(proc_rss_mib(proc.pid), 1),
+            # the last main graph: its whole time, and how much of it held the writer's lock
+            # (absent from a daemon before it was derived beside the writer)
+            "main_graph": status.get("main_graph"),
         }
     finally:
         proc.terminate()
         proc.wait(60)
 
 
-def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, int]:
+def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, int, list[float]]:
     """A line every 2 s in one session while hooks ask about earlier lines, as a live session
-    does: (seconds until each new line was visible, empty hook replies, hooks sent)."""
+    does: (seconds until each new line was visible, empty hook replies, hooks sent, seconds
+    each hook's reply took)."""
     cwd = "/home/bench/work/p07"
     t = Transcript(root, cwd=cwd, session=f"live-{time.time_ns()}", start="2026-09-30T10:00:00Z")
     known: list[str] = []
+    waits: list[float] = []
     empty = hooks = 0
     stop = threading.Event()
     lock = threading.Lock()
@@ -300,12 +330,14 @@ def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, 
             with lock:
                 names = list(known)
             if names:
+                asked = time.perf_counter()
                 text = call(
                     "enrich",
                     {"prompt": f"Ask {names[0]} about it", "cwd": cwd},
                     caller="hook",
                     home=home,
                 )
+                waits.append(time.perf_counter() - asked)
                 hooks += 1
                 empty += names[0] not in (text or "")
             time.sleep(0.05)
@@ -335,7 +367,7 @@ def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, 
         time.sleep(max(0.0, 2.0 - (time.perf_counter() - started)))
     stop.set()
     asker.join(10)
-    return visible, empty, hooks
+    return visible, empty, hooks, waits
 
 
 if __name__ == "__main__":

@@ -133,7 +133,10 @@ class Memory:
         self._controls_rows: list[Correction] = []
         self._learn: Learn | None = None
         self.last_derive_seconds = 0.0
-        self.main_derives = 0  # how many derives included the main graph (the daemon asks)
+        # the daemon derives the main graph beside its writer (`vyre.daemon.main`): a derive
+        # here then leaves it stale, and says so in `main_stale`
+        self.main_later = False
+        self.main_stale = False
 
     def _open_ledger(self) -> Ledger:
         return Ledger(self.home / "vyre.db")
@@ -277,11 +280,11 @@ class Memory:
         started = time.perf_counter()
         # a reader's views are replaced as each room is written, never read back from files
         written = self._reader.publish if self._reader is not None else None
+        main = main and not self.main_later
         report = derive(
             self.ledger, self.store, config.settings(), force=force, main=main, written=written
         )
-        if main:
-            self.main_derives += 1
+        self.main_stale = report.main_stale
         self.last_derive_seconds = time.perf_counter() - started
         return report
 

@@ -7,9 +7,12 @@ What must stay true:
 - The socket lives in the home (0700) and is 0600; a peer that is not this user is refused.
 - Writes hold one lock, so they never interleave. Reads never take it: they are answered
   from the room views the last derive published (each swapped in whole) and a ledger
-  connection of their own that only reads, so a prompt hook never waits for an ingest.
+  connection of their own that only reads, so a prompt hook, a served CLI command and
+  `status` never wait for an ingest.
 - New transcript lines are read within a second: changed files are found by size and time,
-  read, and only their rooms derived; the main graph follows when the watcher is quiet.
+  read, and only their rooms derived; the main graph follows when the watcher is quiet,
+  derived and written beside the writer (`vyre.daemon.main_graph`), so it never holds up
+  the next line. A request that changed memory is answered once the main graph has it too.
 - A poll whose ingest fails keeps its files: they are read again at the next polls (with a
   growing pause) until it succeeds, so no line waits for its file to change again. The last
   error is kept as one line for `vyre daemon status`, and in full in `daemon.log`.
@@ -36,6 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 from vyre import __version__, config, presence
 from vyre.api import Memory, load_views, reading
 from vyre.daemon import codec
+from vyre.daemon.main_graph import MainGraph
 from vyre.daemon.private import open_private
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
@@ -89,7 +93,8 @@ class Daemon:
             "errors": 0,
             "skipped": {},  # lines skipped since start, by reason
         }
-        self._main_due: float | None = None
+        self._main_due: float | None = None  # when the watcher asks for the main graph
+        self._main = MainGraph(lambda: self.live, self.lock, self._main_failed)
         self._retry: set[Path] = set()  # files whose ingest failed, to read again
         self._retry_all = False  # the first, whole ingest failed: it is tried again
         self._log = sys.stderr  # daemon.log when started in the background
@@ -114,6 +119,7 @@ class Daemon:
         presence.SERVES_OTHERS = True  # judge each peer, not the environment we started in
         try:
             self.memory = Memory(self.home, owner=True)
+            self.memory.main_later = True  # derived beside the writer: `self._main`
             self.memory.learn.verify_snapshot()  # a snapshot changed behind Vyre: tampered
             self.memory.learn.prune()  # per-call rows are kept 7 days
             _ = self.memory.reader  # made first: every derive from here on publishes to it
@@ -124,6 +130,7 @@ class Daemon:
                 self._ingest(None)  # a failure here is retried by the watcher, not fatal
             with self.lock:
                 load_views(self.memory)  # rooms that were already up to date
+            self._main_now()  # served from the start, as the rooms are
             self.reads = reading(self.memory)
             self._readers.append(self.reads)
             self._serve()
@@ -204,6 +211,7 @@ class Daemon:
         threading.Thread(target=server.serve_forever, name="vyre-socket", daemon=True).start()
 
     def _close(self) -> None:
+        self._main.close()
         if self._deck is not None:
             self._deck.stop()
         if self._server is not None:
@@ -265,10 +273,10 @@ class Daemon:
                 "version": __version__,
                 "uptime_s": round(time.time() - self.started, 1),
             }
-        if op == "status":  # after the ingest under way: its counts are part of the answer
-            with self.lock:
-                sessions = len(self.live.ledger.sessions())
-                rooms = self.live.reader.rooms()
+        if op == "status":  # at once: an ingest under way adds its counts when it ends
+            with self._reading() as reads:
+                sessions = reads.ledger.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+                rooms = reads.reader.rooms()
             return {
                 "pid": os.getpid(),
                 "home": str(self.home),
@@ -276,6 +284,11 @@ class Daemon:
                 "uptime_s": round(time.time() - self.started, 1),
                 "sessions": sessions,
                 "rooms": rooms,
+                "main_graph": {
+                    "derived": self._main.runs,
+                    "last_s": round(self._main.last_seconds, 3),
+                    "writer_held_s": round(self._main.held_seconds, 3),
+                },
                 **self._stats,
             }
         if op == "shutdown":
@@ -284,9 +297,12 @@ class Daemon:
         if op == "cli":  # a read command, run here for a `vyre` that loads nothing
             from vyre.cli import served
 
-            with self.lock:
+            with self._reading() as reads:
                 return served.run(
-                    list(args["argv"]), cwd=args["cwd"], now=args.get("now"), memory=self.live
+                    list(args["argv"]),
+                    cwd=args["cwd"],
+                    now=args.get("now"),
+                    memory=_Beside(reads, self.live, self._writing),
                 )
         if op == "enrich":
             with self._reading() as reads:
@@ -321,12 +337,21 @@ class Daemon:
         if OPERATIONS[op].read_only:
             with self._reading() as reads:
                 return getattr(reads, op)(**args)
-        with self.lock:
-            derived_main = self.live.main_derives
-            result = getattr(self.live, op)(**args)
-            if self.live.main_derives != derived_main:
-                self._main_due = None  # that call derived the main graph itself
-        return result
+        with self._writing(force_main=op == "derive" and bool(args.get("force"))):
+            return getattr(self.live, op)(**args)
+
+    @contextlib.contextmanager
+    def _writing(self, *, force_main: bool = False) -> Iterator[None]:
+        """The writer's lock for a request that may change memory; on the way out, the main
+        graph brought up to date if the change left it stale, so the reply (and the next
+        read) reflects it everywhere. The main graph's lock comes first (its order)."""
+        with self._main.lock:
+            with self.lock:
+                yield
+                stale = force_main or self.live.main_stale
+            if stale:
+                self._main.run(force=force_main)
+                self._main_due = None
 
     def _deck_url(self, op: str, caller: str) -> dict:
         """The Deck's sign-in URL (its web server starts on the first ask). A passkey code
@@ -341,7 +366,9 @@ class Daemon:
                 from vyre.deck.views import Backend
 
                 port = int(config.settings().get("deck.port") or 0)
-                self._deck = DeckServer(self.home, Backend(self.live, self.lock), port=port)
+                self._deck = DeckServer(
+                    self.home, Backend(self.live, _Reusable(self._writing)), port=port
+                )
                 self._deck.start()
             deck = self._deck
         url = deck.passkey_url() if op == "deck_passkey" else deck.sign_in_url()
@@ -405,13 +432,19 @@ class Daemon:
             if changed:
                 self._ingest(changed)
             elif self._main_due and time.monotonic() >= self._main_due:
-                try:
-                    with self.lock:
-                        self.live.derive()
-                    self._main_due = None
-                except Exception as exc:  # tried again later, never the end of the daemon
-                    self._main_due = time.monotonic() + RETRY_MAX_S
-                    self._note_error(exc)
+                self._main_due = None
+                self._main.want()  # in its own thread: the next line is read meanwhile
+
+    def _main_now(self) -> None:
+        try:
+            self._main.run()
+            self._main_due = None
+        except Exception as exc:  # tried again later, never the end of the daemon
+            self._main_failed(exc)
+
+    def _main_failed(self, exc: BaseException) -> None:
+        self._main_due = time.monotonic() + RETRY_MAX_S
+        self._note_error(exc)
 
     def _ingest(self, paths: list[Path] | None) -> None:
         """Read these files (None: the whole root), or keep them to read again later."""
@@ -446,3 +479,42 @@ class Daemon:
         self._stats["last_error"] = {"at": time.time(), "kind": type(exc).__name__, "error": line}
         traceback.print_exception(exc, file=self._log)
         self._log.flush()
+
+
+class _Beside:
+    """The daemon's memory for a served CLI command: what only reads comes from a reading
+    memory beside the writer (never waiting for it); anything else runs on the writer's
+    memory under its lock."""
+
+    def __init__(self, reads: Memory, live: Memory, writing: Callable[[], Any]) -> None:
+        self._reads, self._live, self._writing = reads, live, writing
+
+    def __getattr__(self, name: str) -> Any:
+        op = OPERATIONS.get(name)
+        if op is not None and op.read_only:
+            return getattr(self._reads, name)
+        method = getattr(self._live, name)
+        if not callable(method):
+            return method
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._writing():
+                return method(*args, **kwargs)
+
+        return locked
+
+
+class _Reusable:
+    """A context manager made anew at each `with` (the Deck holds one lock object)."""
+
+    def __init__(self, make: Callable[[], contextlib.AbstractContextManager]) -> None:
+        self._make = make
+        self._held = threading.local()
+
+    def __enter__(self) -> None:
+        held = self._make()
+        held.__enter__()
+        self._held.__dict__.setdefault("stack", []).append(held)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._held.stack.pop().__exit__(*exc)

@@ -20,12 +20,13 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from vyre.extract import RULES_VERSION
-from vyre.graph import GraphError, GraphStore, RoomRows, one_kind_per_entity
+from vyre.graph import GraphError, GraphStore, MainInput, RoomRows, one_kind_per_entity
 from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
-from vyre.models import DeriveReport
+from vyre.models import Correction, DeriveReport
 from vyre.rooms.corrections import in_scope
 from vyre.rooms.derive import RoomInput, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
@@ -91,10 +92,61 @@ def derive(
 ) -> DeriveReport:
     """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
 
-    The daemon derives rooms at once and the main graph a moment later: prompts read rooms.
-    `written(rows)` is told of each room's rows just before its file is written (an empty one
-    when dropped), so a reader serves the new rows at once and never reads them back.
+    The daemon derives rooms at once and the main graph a moment later, beside its writer
+    (`main_job`): prompts read rooms. `written(rows)` is told of each room's rows just before
+    its file is written (an empty one when dropped), so a reader serves the new rows at once
+    and never reads them back.
     """
+    report, job = _derive_rooms(ledger, store, settings, force, written, want_main=main)
+    if job is not None:
+        rows = job.rows()
+        record_rows(ledger, rows, write_rows(store, rows, written))
+        report.facts += len(rows.facts)
+        report.main_stale = False
+    return report
+
+
+@dataclass(frozen=True)
+class MainJob:
+    """What deriving the main graph reads, taken from the stores at one moment: `rows()` is a
+    function of it alone, so it runs beside the writer, which goes on changing the stores."""
+
+    digest: str
+    inputs: dict[str, MainInput]
+    corrections: list[Correction]
+
+    def rows(self) -> RoomRows:
+        return derive_main(self.inputs, self.digest, self.corrections)
+
+
+def main_job(
+    ledger: Ledger,
+    store: GraphStore,
+    settings: dict,
+    written: Callable[[RoomRows], None] | None = None,
+    *,
+    force: bool = False,
+) -> MainJob | None:
+    """Stale rooms derived first, then what the main graph needs, or None when it is up to
+    date. Taken under the writer's lock; then `job.rows()` and `write_rows` run off it (one
+    main graph written at a time), and `record_rows` under it again. A room changed in
+    between only makes the recorded main digest an old one: the next job derives it again.
+    `force`: a job even when the main graph is up to date (`vyre derive --all`)."""
+    return _derive_rooms(ledger, store, settings, False, written, want_main=True, force_main=force)[
+        1
+    ]
+
+
+def _derive_rooms(
+    ledger: Ledger,
+    store: GraphStore,
+    settings: dict,
+    force: bool,
+    written: Callable[[RoomRows], None] | None,
+    *,
+    want_main: bool,
+    force_main: bool = False,
+) -> tuple[DeriveReport, MainJob | None]:
     digests, by_room, membership = plan(ledger, settings)
     record = graph_rooms.recorded(ledger)
     stale = sorted(r for r in digests if force or _digest(record, r) != digests[r])
@@ -120,7 +172,7 @@ def derive(
                 corrections=in_scope(corrections, room),
             )
         )
-        _write(ledger, store, rows, written)
+        record_rows(ledger, rows, write_rows(store, rows, written))
         inputs[room] = main_input(rows, alone)
         store.keep_input(inputs[room])  # beside the room's file, for the next process
         report.facts += len(rows.facts)
@@ -134,23 +186,19 @@ def derive(
         json.dumps([sorted(digests.items()), [c.id for c in main_corrections]]).encode(),
         digest_size=16,
     ).hexdigest()
-    report.main_stale = force or _digest(record, MAIN) != main_digest
-    if main and (stale or gone or report.main_stale):
-        for room, digest in digests.items():
-            if room not in inputs or inputs[room].digest != digest:
-                # no input kept for the room as it is now (a home from before inputs were
-                # kept, or one lost): read what the main graph needs from the room's file
-                held = store.read(room)
-                if held is None or held.digest != digest:
-                    raise GraphError(f"the graph file of room {room!r} is not the one derived")
-                inputs[room] = main_input(held, single(room))
-                store.keep_input(inputs[room])
-        current = {room: inputs[room] for room in digests}
-        rows = derive_main(current, main_digest, main_corrections)
-        _write(ledger, store, rows, written)
-        report.facts += len(rows.facts)
-        report.main_stale = False
-    return report
+    report.main_stale = force or force_main or _digest(record, MAIN) != main_digest
+    if not (want_main and (stale or gone or report.main_stale)):
+        return report, None
+    for room, digest in digests.items():
+        if room not in inputs or inputs[room].digest != digest:
+            # no input kept for the room as it is now (a home from before inputs were
+            # kept, or one lost): read what the main graph needs from the room's file
+            held = store.read(room)
+            if held is None or held.digest != digest:
+                raise GraphError(f"the graph file of room {room!r} is not the one derived")
+            inputs[room] = main_input(held, single(room))
+            store.keep_input(inputs[room])
+    return report, MainJob(main_digest, {room: inputs[room] for room in digests}, main_corrections)
 
 
 def _digest(record: dict[str, graph_rooms.Record], room: str) -> str:
@@ -158,18 +206,19 @@ def _digest(record: dict[str, graph_rooms.Record], room: str) -> str:
     return held.digest if held else ""
 
 
-def _write(
-    ledger: Ledger,
-    store: GraphStore,
-    rows: RoomRows,
-    written: Callable[[RoomRows], None] | None,
-) -> None:
-    # Readers are given the rows before the file is written: they are a function of the
-    # committed ledger, and a new line is visible without waiting for the engine's write.
-    # The ledger records the room only once its file is in place.
+def write_rows(
+    store: GraphStore, rows: RoomRows, written: Callable[[RoomRows], None] | None = None
+) -> str:
+    """A room's (or the main graph's) file written anew; its stamp. Readers are given the rows
+    before the file is written: they are a function of the committed ledger, and a new line is
+    visible without waiting for the engine's write."""
     one_kind_per_entity(rows.facts)
     if written:
         written(rows)
-    stamp = store.replace_room(rows)
+    return store.replace_room(rows)
+
+
+def record_rows(ledger: Ledger, rows: RoomRows, stamp: str) -> None:
+    """The ledger records a room only once its file is in place (`write_rows`)."""
     row = graph_rooms.Record(rows.digest, len(rows.facts), len(rows.evidence), stamp)
     graph_rooms.record(ledger, rows.room, row)

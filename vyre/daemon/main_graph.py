@@ -1,0 +1,119 @@
+"""The main graph, derived and written beside the daemon's writer.
+
+Deriving the main graph reads every room's inputs and writes one file: at 30,000 sessions that
+takes seconds, and while it held the writer's lock no new line was read, so a session writing a
+line every 2 s saw each one some 40 s late. Here the writer's lock is held only to take the job
+and to record the file written; the derive and the write run without it, in a thread of their
+own, while the watcher goes on reading lines and deriving rooms.
+
+What must stay true:
+- Under the writer's lock: stale rooms derived, then the main graph's inputs taken as they are
+  (`vyre.rooms.pipeline.main_job`); after the write, the ledger's record of the new file.
+  Nothing else of the main graph's work holds it.
+- One main graph is written at a time (`lock`). It is always taken before the writer's lock,
+  never while holding it: a thread that holds the writer's lock never waits for this one.
+- Readers are given the new main rows as soon as they are derived, before the file is written;
+  a read meanwhile is answered from the previous main graph at once.
+- A kill at any point leaves the old file or the new one, whole (`vyre.graph.store`), and the
+  ledger's record of the old one until the new one is recorded: the next start finds a file
+  unlike its record, or a main digest that is not the plan's, and derives the main graph again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from vyre import config
+from vyre.api import Memory
+from vyre.rooms.pipeline import main_job, record_rows, write_rows
+
+
+class MainGraph:
+    """Brings the main graph up to date, now (`run`) or in its own thread (`want`)."""
+
+    def __init__(
+        self,
+        memory: Callable[[], Memory],
+        writer: threading.RLock,
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        self._memory = memory
+        self._writer = writer
+        self._failed = failed
+        self.lock = threading.RLock()  # one main graph written at a time; before the writer's
+        self._wanted = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.runs = 0  # main graphs written
+        self.last_seconds = 0.0  # how long the last one took, off the writer's lock and on it
+        self.held_seconds = 0.0  # of which the writer's lock was held
+
+    def run(self, *, force: bool = False) -> bool:
+        """Derive and write the main graph if it is stale (`force`: even if not); whether it
+        was written. Waits for one being written already. Never call it holding the writer's
+        lock."""
+        with self.lock:
+            memory = self._memory()
+            started = time.perf_counter()
+            with self._writer:
+                job = main_job(
+                    memory.ledger,
+                    memory.store,
+                    config.settings(),
+                    memory.reader.publish,
+                    force=force,
+                )
+                memory.main_stale = False  # the job covers every derive so far
+            held = time.perf_counter() - started
+            if job is None:
+                return False
+            rows = job.rows()
+            stamp = write_rows(memory.store, rows, memory.reader.publish)
+            recording = time.perf_counter()
+            with self._writer:
+                record_rows(memory.ledger, rows, stamp)
+            now = time.perf_counter()
+            self.runs += 1
+            self.last_seconds = now - started
+            self.held_seconds = held + (now - recording)
+            return True
+
+    # -- in the background ------------------------------------------------------------------
+
+    def want(self) -> None:
+        """Bring it up to date in the background thread, as soon as it is free."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="vyre-main-graph", daemon=True)
+            self._thread.start()
+        self._wanted.set()
+
+    @property
+    def busy(self) -> bool:
+        """A derive asked for (or under way) has not finished."""
+        return self._wanted.is_set() or self.lock_held()
+
+    def lock_held(self) -> bool:
+        if self.lock.acquire(blocking=False):
+            self.lock.release()
+            return False
+        return True
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Let the background derive under way finish (a kill would do no harm either)."""
+        self._stop.set()
+        self._wanted.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while True:
+            self._wanted.wait()
+            if self._stop.is_set():
+                return
+            self._wanted.clear()
+            try:
+                self.run()
+            except Exception as exc:  # tried again later, never the end of the daemon
+                self._failed(exc)
