@@ -157,3 +157,39 @@ def wait_for(check, timeout: float = 30.0):
             return value
         time.sleep(0.02)
     raise AssertionError("timed out waiting")
+
+
+def test_hooks_writes_status_and_served_reads_go_on_while_the_writer_holds_its_lock(
+    root, vyre_home
+):
+    """A long ingest or derive holds the writer's lock: the prompt hook's learning part, a tool
+    event, `vyre daemon status` and a served CLI read are answered meanwhile, not after it."""
+    daemon = Daemon(vyre_home, root, poll=0.05)
+    thread = threading.Thread(target=daemon.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: process.status(vyre_home))
+        row = {"event": "PostToolUse", "session": "k1", "tool": "Bash", "shape": None}
+        row |= {"ok": 1, "ts": "2026-09-01T10:05:00Z", "key": "PostToolUse:k1:toolu_1"}
+        asked = {"prompt": "Ask Priya Anand about it", "cwd": CWD, "session": "k1"}
+        with daemon.lock:  # the writer is busy for as long as this block lasts
+            assert call("record", row, caller="hook", home=vyre_home, timeout=2.0) is True
+            assert call("learn_prompt", asked, caller="hook", home=vyre_home, timeout=2.0) == ""
+            status = call("status", caller="local", home=vyre_home, timeout=2.0)
+            served = call(
+                "cli",
+                {"argv": ["memory", "facts", "--json"], "cwd": CWD},
+                caller="cli",
+                home=vyre_home,
+                timeout=5.0,
+            )
+        assert status["sessions"] == 1
+        assert served["code"] == 0 and "Priya Anand" in served["out"]
+    finally:
+        daemon.stop.set()
+        thread.join(30)
+    with Memory(vyre_home) as memory:
+        db = memory.ledger.db
+        assert db.execute("SELECT count(*) FROM tool_events").fetchone()[0] == 1
+        prompts = "SELECT count(*) FROM learn_commands WHERE event = 'prompt' AND session = 'k1'"
+        assert db.execute(prompts).fetchone()[0] == 1

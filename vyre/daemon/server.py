@@ -8,7 +8,9 @@ What must stay true:
 - Writes hold one lock, so they never interleave. Reads never take it: they are answered
   from the room views the last derive published (each swapped in whole) and a ledger
   connection of their own that only reads, so a prompt hook, a served CLI command and
-  `status` never wait for an ingest.
+  `status` never wait for an ingest. The hooks' own writes (tool events, the learning
+  loop's rows and its part of a prompt) go through a ledger connection of their own, beside
+  the writer's lock: they wait only for SQLite's short write transactions, never for a derive.
 - New transcript lines are read within a second: changed files are found by size and time,
   read, and only their rooms derived; the main graph follows when the watcher is quiet,
   derived and written beside the writer (`vyre.daemon.main_graph`), so it never holds up
@@ -47,13 +49,15 @@ from vyre.errors import AlreadyRunning, DaemonUnavailable, InputError, VyreError
 from vyre.hooks import context
 from vyre.interface import operations
 from vyre.learn import hook as learn_hook
+from vyre.ledger import Ledger
 
 if TYPE_CHECKING:
     from vyre.deck.server import DeckServer
+    from vyre.learn.service import Learn
 
 POLL_S = 0.2  # how often the watcher looks for new lines
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
-HOOK_WAIT_S = 0.25  # the longest a hook's lesson check waits for the store lock
+HOOK_WAIT_S = 0.25  # the longest a prompt's lesson check waits for the hooks' lane
 RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
 
 # Every MemoryAPI method, with whether it is owner-only and whether it only reads (served
@@ -84,6 +88,8 @@ class Daemon:
         self.reads: Memory | None = None  # the same memory, for readers: never waits
         self._readers: list[Memory] = []  # one per request at a time (own ledger connection)
         self._readers_lock = threading.Lock()
+        self._hooks: Learn | None = None  # the hooks' writes: a ledger connection of their own
+        self._hooks_lock = threading.Lock()  # one hook's write at a time on it
         self._lockfile: IO[str] | None = None
         self._server: socketserver.UnixStreamServer | None = None
         self._stats: dict[str, Any] = {
@@ -120,6 +126,9 @@ class Daemon:
         try:
             self.memory = Memory(self.home, owner=True)
             self.memory.main_later = True  # derived beside the writer: `self._main`
+            from vyre.learn.service import Learn
+
+            self._hooks = Learn(Ledger(self.home / "vyre.db"), self.home)
             self.memory.learn.verify_snapshot()  # a snapshot changed behind Vyre: tampered
             self.memory.learn.prune()  # per-call rows are kept 7 days
             _ = self.memory.reader  # made first: every derive from here on publishes to it
@@ -222,6 +231,9 @@ class Daemon:
                 sock.unlink()
         for reads in self._readers:
             reads.ledger.close()
+        if self._hooks is not None:
+            with self._hooks_lock:
+                self._hooks.ledger.close()
         if self.memory is not None:
             with self.lock:
                 self.memory.close()
@@ -313,19 +325,21 @@ class Daemon:
         if op in ("deck", "deck_passkey"):
             return self._deck_url(op, caller)
         if op == "record":
-            with self.lock:
-                learn_hook.drain(self.live.ledger.db, str(self.home))
-                context.record(self.live.ledger, **args)
+            with self._hooks_lock:
+                ledger = self._hooks_lane.ledger
+                learn_hook.drain(ledger.db, str(self.home))
+                context.record(ledger, **args)
             return True
         if op == "learn_record":
-            with self.lock:
-                learn_hook.drain(self.live.ledger.db, str(self.home))
-                learn_hook.write_rows("", args["rows"], db=self.live.ledger.db)
+            with self._hooks_lock:
+                ledger = self._hooks_lane.ledger
+                learn_hook.drain(ledger.db, str(self.home))
+                learn_hook.write_rows("", args["rows"], db=ledger.db)
                 if args.get("tool"):
-                    context.record(self.live.ledger, **args["tool"])
+                    context.record(ledger, **args["tool"])
             return True
         if op == "learn_prompt":
-            return self._quick(lambda: self.live.learn.on_prompt(**args), "")
+            return self._quick(lambda: self._hooks_lane.on_prompt(**args), "")
         if op not in OPERATIONS:
             raise InputError(f"unknown operation {op!r}")
         if OPERATIONS[op].takes_caller:
@@ -388,14 +402,20 @@ class Daemon:
             with self._readers_lock:
                 self._readers.append(reads)
 
+    @property
+    def _hooks_lane(self) -> Learn:
+        if self._hooks is None:
+            raise DaemonUnavailable("the daemon is not running")
+        return self._hooks
+
     def _quick(self, work: Callable[[], str], empty: str) -> str:
         """For prompt hooks: the answer now, or nothing (never a slow prompt)."""
-        if not self.lock.acquire(timeout=HOOK_WAIT_S):
+        if not self._hooks_lock.acquire(timeout=HOOK_WAIT_S):
             return empty
         try:
             return work()
         finally:
-            self.lock.release()
+            self._hooks_lock.release()
 
     # -- watching ---------------------------------------------------------------------------
 
