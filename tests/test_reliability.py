@@ -237,9 +237,11 @@ def test_the_daemon_reads_good_lines_beside_bad_ones_and_says_what_it_skipped(tm
         # status answers at once, beside the writer: the poll's counts come when it ends
         said = "skipped 2 unreadable lines since start: 1 malformed record, 1 nested too deep"
         result = wait_for(
-            lambda: (r := CliRunner().invoke(cli, ["daemon", "status"])).exit_code == 0
-            and said in r.output
-            and r
+            lambda: (
+                (r := CliRunner().invoke(cli, ["daemon", "status"])).exit_code == 0
+                and said in r.output
+                and r
+            )
         )
         assert result.exit_code == 0 and said in result.output
 
@@ -280,8 +282,10 @@ def test_files_of_a_poll_that_failed_are_read_again_without_changing(
         wait_for(lambda: 1 in _stored(vyre_home, "k1"))
         assert fail["left"] == 0
         status = wait_for(
-            lambda: "2 since start" in (out := CliRunner().invoke(cli, ["daemon", "status"]).output)
-            and out
+            lambda: (
+                "2 since start" in (out := CliRunner().invoke(cli, ["daemon", "status"]).output)
+                and out
+            )
         )
         assert "last error (" in status and "the ledger is locked by another process" in status
         assert "2 since start" in status
