@@ -21,6 +21,8 @@ What must stay true:
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import threading
 import time
 from collections.abc import Callable
@@ -78,6 +80,8 @@ class MainGraph:
             self.runs += 1
             self.last_seconds = now - started
             self.held_seconds = held + (now - recording)
+            del job, rows
+            trim_heap()
             return True
 
     # -- in the background ------------------------------------------------------------------
@@ -117,3 +121,22 @@ class MainGraph:
                 self.run()
             except Exception as exc:  # tried again later, never the end of the daemon
                 self._failed(exc)
+
+
+def trim_heap() -> None:
+    """Hand the heap a derive freed back to the system. glibc keeps freed memory in its arenas
+    (one per thread that allocated), so the rows of a room derived and dropped stay in the
+    daemon's RSS until something asks; elsewhere this does nothing."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+
+
+_LIBC = _libc()

