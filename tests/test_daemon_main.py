@@ -83,6 +83,10 @@ def test_reads_and_new_lines_go_on_while_the_main_graph_is_derived(root, vyre_ho
         assert "Lena Park works at Summit Dental" in text
         status = process.status(vyre_home)
         assert status and status["sessions"] == 3
+        # a question changes nothing derived: it is answered now, not after the main graph
+        asked = {"question": "Where does Lena Park work?", "cwd": CWD}
+        reply = call("ask", asked, caller="cli", home=vyre_home, timeout=10.0)
+        assert "Summit Dental" in reply["answer"]
         assert _works_at(vyre_home, "*") == {"Priya Anand"}  # still the previous main graph
         gate.set()
         everyone = {"Priya Anand", "Tomas Berg", "Lena Park"}

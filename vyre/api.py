@@ -133,10 +133,11 @@ class Memory:
         self._controls_rows: list[Correction] = []
         self._learn: Learn | None = None
         self.last_derive_seconds = 0.0
-        # the daemon derives the main graph beside its writer (`vyre.daemon.main`): a derive
-        # here then leaves it stale, and says so in `main_stale`
+        # the daemon derives the main graph beside its writer (`vyre.daemon.main_graph`): a
+        # derive here then leaves it stale, and says so in `main_stale`
         self.main_later = False
         self.main_stale = False
+        self.derives = 0  # derives run (the daemon asks whether a call derived)
 
     def _open_ledger(self) -> Ledger:
         return Ledger(self.home / "vyre.db")
@@ -285,6 +286,7 @@ class Memory:
             self.ledger, self.store, config.settings(), force=force, main=main, written=written
         )
         self.main_stale = report.main_stale
+        self.derives += 1
         self.last_derive_seconds = time.perf_counter() - started
         return report
 

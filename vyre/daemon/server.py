@@ -356,16 +356,15 @@ class Daemon:
 
     @contextlib.contextmanager
     def _writing(self, *, force_main: bool = False) -> Iterator[None]:
-        """The writer's lock for a request that may change memory; on the way out, the main
-        graph brought up to date if the change left it stale, so the reply (and the next
-        read) reflects it everywhere. The main graph's lock comes first (its order)."""
-        with self._main.lock:
-            with self.lock:
-                yield
-                stale = force_main or self.live.main_stale
-            if stale:
-                self._main.run(force=force_main)
-                self._main_due = None
+        """The writer's lock for a request that may change memory; on the way out, when the
+        request derived rooms, the main graph brought up to date beside the writer, so the
+        reply (and the next read) reflects the change everywhere."""
+        with self.lock:
+            derives = self.live.derives
+            yield
+            stale = force_main or (self.live.derives != derives and self.live.main_stale)
+        if stale:
+            self._main.run(force=force_main)
 
     def _deck_url(self, op: str, caller: str) -> dict:
         """The Deck's sign-in URL (its web server starts on the first ask). A passkey code
