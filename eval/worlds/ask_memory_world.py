@@ -103,6 +103,23 @@ ASK = [
      ["scratch/wrenfield-estimate"], "person"),
     ("unfiled", SCRATCH, "How many days was the shop site estimate?", [["nine", "9"]],
      ["scratch/wrenfield-estimate"], "count"),
+    # counts across sessions follow, in ASK_COUNTED
+]
+
+# Counts across sessions: (room, cwd, question, answer groups, source session keys, word).
+# The count is no string said anywhere: it is how many times the sources say the event, so
+# the check is that every source says its word, and that the sources are the room's every
+# session that does (the events themselves are counted by hand in each session's `covers`).
+ASK_COUNTED = [
+    ("bramble", BR, "How many times did we deploy to staging?", [["4 times"]],
+     ["bramble/staging-first", "bramble/reminder-email", "bramble/tests-then-staging"],
+     "deployed to staging"),
+    ("harlow", HL, "how often did the build break in September?", [["2 times", "twice"]],
+     ["harlow/missing-migration", "harlow/lint-step"], "build fail"),
+    ("bramble", BR, "how many times have I asked about the webhook secret?", [["2 times"]],
+     ["bramble/reminder-email", "bramble/tests-then-staging"], "webhook secret"),
+    ("summit-roofing", SR, "How many sessions did we spend on the quote pdf?", [["2 sessions"]],
+     ["summit-roofing/pdf-overflow", "summit-roofing/deposit-pdf"], "quote pdf"),
 ]
 
 # (room, cwd, question, why, kind, probe): probe is the tempting answer the checks look for
@@ -122,6 +139,7 @@ ASK_ABSTAIN = [
      "Bruno Costa"),
     ("harlow", HL, "Who added the fixture loader?", "untrusted", "who", "Hana Kimura"),
     ("summit-roofing", SR, "Who reviews the release notes?", "untrusted", "who", "Felix Ober"),
+    ("bramble", BR, "How many times did we deploy to production?", "unknown", "count", None),
 ]
 
 
@@ -225,6 +243,14 @@ def problems() -> list[str]:
             if iso and _said_as_weekday(turns, date.fromisoformat(iso)):
                 continue
             out.append(f"ask {q!r}: no string of {g} in the trusted text of {sources}")
+    for room, cwd, q, _groups, sources, word in ASK_COUNTED:
+        if _room_of_cwd(cwd) != room:
+            out.append(f"ask {q!r}: cwd {cwd} is not in room {room}")
+        for k in sources:
+            if k not in keys or room not in _rooms_of(k):
+                out.append(f"ask {q!r}: source {k} is not a session of room {room}")
+            elif not any(_has(t, word) for t, _ in corpus[k][0]):
+                out.append(f"ask {q!r}: source {k} never says {word!r}")
     for room, cwd, q, why, _kind, probe in ASK_ABSTAIN:
         if _room_of_cwd(cwd) != room:
             out.append(f"ask {q!r}: cwd {cwd} is not in room {room}")
@@ -250,13 +276,17 @@ def ask_section() -> list[dict]:
     for i, (room, cwd, q, groups, sources, kind) in enumerate(ASK, 1):
         out.append({"id": f"Q{i}", "room": room, "cwd": cwd, "question": q, "answer": groups,
                     "sources": [w.session_id(k) for k in sources], "kind": kind})
-    for j, (room, cwd, q, why, kind, _probe) in enumerate(ASK_ABSTAIN, len(ASK) + 1):
+    for j, (room, cwd, q, why, kind, _probe) in enumerate(ASK_ABSTAIN, len(out) + 1):
         out.append({"id": f"Q{j}", "room": room, "cwd": cwd, "question": q, "abstain": True,
                     "why": why, "kind": kind})
+    for j, (room, cwd, q, groups, sources, _word) in enumerate(ASK_COUNTED, len(out) + 1):
+        out.append({"id": f"Q{j}", "room": room, "cwd": cwd, "question": q, "answer": groups,
+                    "sources": [w.session_id(k) for k in sources], "kind": "count"})
     return out
 
 
 if __name__ == "__main__":
     found = problems()
-    print("\n".join(found) if found else f"{len(ASK) + len(ASK_ABSTAIN)} ask questions hold")
+    total = len(ASK) + len(ASK_COUNTED) + len(ASK_ABSTAIN)
+    print("\n".join(found) if found else f"{total} ask questions hold")
     sys.exit(1 if found else 0)

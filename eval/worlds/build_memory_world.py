@@ -894,6 +894,33 @@ SESSIONS: list[Session] = [
         assistant("Committed as 9d04e6b."),
         stop(),
     ]),
+    Session("harlow/settings-import", HL, "2026-08-27T11:00",
+            covers="counting: the build broken in August (outside the September question)",
+            steps=[
+        user("the build broke after the framework upgrade, the settings import fails"),
+        tool("python manage.py check", "ImportError: cannot import name 'conf'", error=True),
+        assistant("The build fails because a settings module moved in the upgrade. Fixed the "
+                  "import; the build passes."),
+    ]),
+    Session("harlow/missing-migration", HL, "2026-09-09T09:40",
+            covers="counting: the build broken, told by the person and confirmed by Claude "
+                   "(one event)",
+            steps=[
+        user("the build is broken, CI says the migrations check fails"),
+        tool("python manage.py makemigrations --check", "Migrations for 'directory':\n  "
+             "0007_extension_field.py", error=True),
+        assistant("The build failed because a model change had no migration. Added "
+                  "0007_extension_field and the check passes."),
+    ]),
+    Session("harlow/lint-step", HL, "2026-09-21T16:20",
+            covers="counting: the build broken, told only as \"the build fails\" after \"CI is "
+                   "red\"",
+            steps=[
+        user("CI is red on the print view branch, have a look"),
+        tool("ruff check .", "directory/views.py:3:1: F401 unused import", error=True),
+        assistant("The build fails on the lint step: an unused import in directory/views.py. "
+                  "Removed it; CI is green."),
+    ]),
     Session("harlow/launch-checklist", HL, "2026-09-29T09:20",
             covers="deadline with a weekday (\"due on Friday\", said on a Tuesday); "
                    "\"the HTTP client\" in code talk (noise)",
@@ -994,6 +1021,49 @@ SESSIONS: list[Session] = [
         assistant("The script now refuses to deploy without STRIPE_WEBHOOK_SECRET, which the "
                   "Ledgerline webhook handler needs."),
         stop(),
+    ]),
+    Session("bramble/staging-first", BR, "2026-09-16T14:00",
+            covers="counting: two deploys to staging in one session (\"deploy again\", "
+                   "\"redeployed\"), asked for in other words first",
+            steps=[
+        user("put the booking app on staging so the front desk can click through it"),
+        tool("./deploy.sh staging", "release 20260916-1401 is live"),
+        assistant("Deployed to staging; the booking page and the admin both load."),
+        user("the time picker shows slots an hour early, fix it and deploy again"),
+        assistant(tools=(edit(f"{BR}/booking/src/slots/time.ts", "new Date(iso)",
+                              "inClinicZone(iso)"),)),
+        tool("./deploy.sh staging", "release 20260916-1422 is live"),
+        assistant("The picker read times as UTC. It uses the clinic's time zone now, and I "
+                  "redeployed to staging."),
+        stop(),
+    ]),
+    Session("bramble/reminder-email", BR, "2026-09-23T10:30",
+            covers="counting: a deploy to staging said with what it shipped; the person asks "
+                   "about the webhook secret (1 of 2)",
+            steps=[
+        user("add the reminder email the day before each appointment, then deploy that to "
+             "staging"),
+        assistant(tools=(write(f"{BR}/booking/src/mail/reminder.ts",
+                               "export const sendAt = { daysBefore: 1, hour: 9 };\n"),)),
+        tool("./deploy.sh staging", "release 20260923-1041 is live"),
+        assistant("Reminder emails go out at 9 am the day before; that change is deployed to "
+                  "staging."),
+        user("where does the webhook secret live on the server again?"),
+        assistant("In /srv/booking/shared/.env, which deploy.sh links into each release."),
+    ]),
+    Session("bramble/tests-then-staging", BR, "2026-09-29T15:00",
+            covers="counting: a plan (\"before we deploy\"), a negation (\"we don't deploy to "
+                   "production\"), one deploy told twice; the webhook secret asked (2 of 2)",
+            steps=[
+        user("before we deploy to staging again, run the tests. we don't deploy to production "
+             "until the front desk signs off"),
+        tool("npm test", "42 passing (3s)"),
+        assistant("All 42 tests pass. Deploying to staging now."),
+        tool("./deploy.sh staging", "release 20260929-1503 is live"),
+        assistant("Deployed to staging."),
+        user("remind me how the webhook secret gets onto the server?"),
+        assistant("deploy.sh never copies it: the .env file stays in /srv/booking/shared and "
+                  "each release links to it."),
     ]),
     Session("bramble/double-booking", BR, "2026-09-22T16:00",
             covers="Bramble Dana within 90 days of the Harlow Dana (conflict in '*'); a "
@@ -1208,6 +1278,14 @@ SESSIONS: list[Session] = [
         user("I'll send the screenshots to Summit tonight."),
         assistant("Sounds good. The dev server is running if you want to take them now."),
         stop(),
+    ]),
+    Session("summit-roofing/pdf-overflow", SR, "2026-09-26T13:10",
+            covers="counting: a second session on the quote pdf",
+            steps=[
+        user("the quote pdf cuts off the last row of the materials table"),
+        assistant(tools=(edit(f"{SR}/quotes/src/pdf.js", "height: 480", "height: auto"),)),
+        assistant("The table had a fixed height; the quote pdf now flows onto a second page "
+                  "when it needs one."),
     ]),
     Session("summit-roofing/deposit-pdf", SR, "2026-09-29T09:00",
             covers="first name only (\"Marco wants\")",

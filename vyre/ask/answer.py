@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from vyre.ask import kept, personal, recall
+from vyre.ask import count, kept, personal, recall
 from vyre.ask.grounding import DATES, has_date, ungrounded
 from vyre.ask.question import (
     STOP,
@@ -58,6 +58,7 @@ from vyre.ledger.store import ts_text, ts_value
 from vyre.memory.text import phrase
 from vyre.models import Fact
 from vyre.resolve import fold
+from vyre.wording import clip
 
 if TYPE_CHECKING:
     from vyre.api import Memory
@@ -84,6 +85,7 @@ class Candidate:
     via: str
     sources: list[AskSource]
     claims_from: list[tuple[str, datetime | None]] = field(default_factory=list)
+    counted: tuple[int, int] | None = None  # a count: (events, sessions), one source each
 
 
 # -- the path ---------------------------------------------------------------------------------
@@ -138,11 +140,17 @@ def ask(
             ],
         )
     candidates: list[Candidate] = []
+    counted_known: list[str] = []
     if reply is None:
         stage("searching")
         candidates += _personal(memory, q, sessions, forgotten)
         candidates += _facts(memory, q, room, now, forgotten)
-        if not any(c.confidence >= 0.85 for c in candidates):
+        wanted = count.tally(question, now) if not q.personal else None
+        said = False  # the count found the event said: no passage's own number answers it
+        if wanted is not None:
+            tallied, counted_known, said = _tally(memory, wanted, room, sessions, forgotten)
+            candidates += tallied
+        if not said and not any(c.confidence >= 0.85 for c in candidates):
             stage("reading")
             candidates += _passages(memory, q, room, sessions, forgotten, now)
             if reader is not None:
@@ -154,7 +162,8 @@ def ask(
         for c in candidates:
             if c.confidence < ANSWER_FLOOR:
                 break
-            if not ungrounded(c.text, c.claims_from or [(s.quote, s.ts) for s in c.sources]):
+            quotes = c.claims_from or [(s.quote, s.ts) for s in c.sources]
+            if not ungrounded(c.text, quotes, counted=c.counted):
                 reply = c
                 break
     if reply is not None:
@@ -162,7 +171,7 @@ def ask(
     else:
         known = _known(memory, q, room, now, sessions, forgotten)
         said_wrong = [f"You said {f['wrong']!r} is wrong." for f in fixes if f["action"] == "wrong"]
-        out = _abstained(q, room, said_wrong[-1:] + known)
+        out = _abstained(q, room, said_wrong[-1:] + counted_known + known)
     _keep(memory, q, room, out, now)
     kept.put(memory, at, out)
     return _sent(out, id, started, events)
@@ -344,6 +353,80 @@ def _asked_by_name(
         if fold(f.value) in wanted or fold(f.value.split()[0]) in wanted:
             return f.who, "birthday"
     return None
+
+
+# -- counts across sessions (vyre/ask/count.py) ------------------------------------------------
+
+COUNTED_CONFIDENCE = 0.75  # every event counted is a turn that says it happened
+DAYS_LISTED = 6  # past this many days, the answer gives the first and the last
+
+
+def _tally(
+    memory: Memory, t: count.Tally, room: str, sessions: Sessions, forgotten: Turns
+) -> tuple[list[Candidate], list[str], bool]:
+    """The count a question asks for, as a candidate whose sources are the events counted;
+    or none, with what memory knows, when the thing is not clearly countable. The flag says
+    whether the room's turns say the event at all."""
+    found = count.count(memory.ledger, t, recall.scope_of(memory.ledger, room), sessions)
+    events = [e for e in found.events if (e.session, e.seq) not in forgotten]
+    said = bool(events or found.mentioned or found.outside)
+    if not events:
+        return [], _uncounted(t, found), said
+    if t.unit == "sessions" or t.topic:
+        first: dict[str, count.Mention] = {}
+        for e in events:
+            first.setdefault(e.session, e)
+        events = list(first.values())
+    n, in_sessions = len(events), len({e.session for e in events})
+    titles = _titles(memory, {e.session for e in events})
+    sources = [
+        _source(e.session, e.seq, e.role, clip(e.sentence, 300), e.ts, titles) for e in events
+    ]
+    text = _count_sentence(t, n, in_sessions, [e.day for e in events])
+    confidence = COUNTED_CONFIDENCE - 0.05 * bool(found.inferred)
+    quotes = [(s.quote, s.ts) for s in sources]
+    return [Candidate(text, confidence, "retrieval", sources, quotes, (n, in_sessions))], [], True
+
+
+def _count_sentence(t: count.Tally, n: int, sessions: int, days: list) -> str:
+    """ "3 times, in 2 sessions: on 2026-09-02 (twice) and 2026-09-28." """
+    times = f"{n} time{'s' * (n != 1)}"
+    if t.unit == "sessions" or (t.topic and not t.asked):
+        head = f"In {n} session{'s' * (n != 1)}"
+    elif sessions != n:
+        head = f"{times}, in {sessions} session{'s' * (sessions != 1)}"
+    else:
+        head = times
+    per_day: dict = {}
+    for d in days:
+        if d is not None:
+            per_day[d] = per_day.get(d, 0) + 1
+    if not per_day:
+        return head[0].upper() + head[1:] + "."
+    listed = sorted(per_day)
+    if len(listed) > DAYS_LISTED:
+        return f"{head}, from {listed[0].isoformat()} to {listed[-1].isoformat()}."
+    said = [d.isoformat() + _MORE.get(per_day[d], "") for d in listed]
+    joined = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    return f"{head}: on {joined}."
+
+
+_MORE = {2: " (twice)", 3: " (three times)", 4: " (four times)", 5: " (five times)"}
+
+
+def _uncounted(t: count.Tally, found: count.Counted) -> list[str]:
+    """What memory knows when it cannot count: what was said, and when."""
+    out = []
+    if found.outside:
+        last = max(e.day for e in found.outside if e.day)
+        n = len(found.outside)
+        out.append(f"Outside that period: {n} time{'s' * (n != 1)}, the last on {last}.")
+    for m in found.mentioned[: MAX_KNOWN - len(out)]:
+        day = f"{m.day.isoformat()}: " if m.day else ""
+        out.append(f"{day}“{clip(m.sentence, 160)}” (not said to have happened)")
+    if not out:
+        out.append(f"No session here says “{' '.join(t.words_said)}” happened.")
+    return out
 
 
 # -- 3. graph facts ---------------------------------------------------------------------------

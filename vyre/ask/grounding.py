@@ -75,16 +75,33 @@ def _dates_in(text: str, said: datetime | None) -> set[date]:
     return found
 
 
-def ungrounded(answer: str, quotes: Iterable[tuple[str, datetime | None]]) -> list[str]:
-    """The claims of `answer` that no cited quote holds (empty: grounded)."""
+def ungrounded(
+    answer: str,
+    quotes: Iterable[tuple[str, datetime | None]],
+    *,
+    counted: tuple[int, int] | None = None,
+) -> list[str]:
+    """The claims of `answer` that no cited quote holds (empty: grounded).
+
+    A count (`counted`: events and sessions, one quote per event) is grounded by the quotes
+    themselves: the first number is how many there are, the second how many sessions said
+    them (never more), and each date the day one of them was said.
+    """
     quotes = list(quotes)
     text = fold(" ".join(q for q, _ in quotes)).replace("’", "'")
     dates: set[date] = set()
     for q, ts in quotes:
         dates |= _dates_in(q, ts)
+    if counted is not None:
+        events, sessions = counted
+        if events != len(quotes) or not 0 < sessions <= events:
+            return [str(events)]
+        dates |= {ts.date() for _, ts in quotes if ts is not None}
     missing = []
     for claim in claims(answer):
         c = fold(claim).replace("’", "'")
+        if counted is not None and claim in map(str, counted):
+            continue
         if _ISO.fullmatch(claim):
             if date.fromisoformat(claim) in dates or c in text:
                 continue

@@ -45,6 +45,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import sqlite3
 from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -575,6 +576,30 @@ def search(
                 fused[place] += ranking.timed
         window.sort(key=lambda p: (fused[p], p), reverse=True)
     return _passages(window[:limit], rows, fused, wanted)
+
+
+MATCHED_MOST = 5000  # turns a count reads for one event (its newest in the room)
+
+
+def turns_matching(ledger: Ledger, terms: str, scope: Scope) -> list[tuple]:
+    """(session, seq, role, by, text, ts) of the room's searched turns that match `terms`,
+    an index expression ('"deploy" OR "deployed"'), newest first: what a count reads."""
+    clause = f" AND ({scope.expression})" if scope.expression else ""
+    try:
+        ids = [
+            rowid for (rowid,) in ledger.db.execute(_SQL, (f"text:({terms}){clause}", MATCHED_MOST))
+        ]
+    except sqlite3.OperationalError:  # a word the index cannot parse: nothing matches
+        return []
+    out: list[tuple] = []
+    for at in range(0, len(ids), 500):
+        chunk = ids[at : at + 500]
+        out += ledger.db.execute(
+            "SELECT t.session, t.seq, t.role, t.by, t.text, t.ts FROM recall_docs d "
+            f"JOIN turns t ON t.id = d.turn WHERE d.id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall()
+    return out
 
 
 def _terms(wanted: list[str]) -> list[tuple[str, int]]:

@@ -233,7 +233,9 @@ def world_gate(result: dict, floors: dict[str, float]) -> list[str]:
 def world(folder: Path, *, ablations: bool = False) -> dict:
     """Recall on a world's answerable `ask` questions (WORLD_FORMAT.md): hit@k, a turn of a
     source session in the top k; answer@k, a top-k turn of a source session that holds the
-    answer (a string of every answer group); leakage, turns from outside the room."""
+    answer (a string of every answer group; a count across sessions, whose answer is how
+    many sessions say it and no turn's words, is scored by hit@k only); leakage, turns from
+    outside the room."""
     from vyre import config
     from vyre.evaluate.memory import build, load_world
 
@@ -258,7 +260,11 @@ def world(folder: Path, *, ablations: bool = False) -> dict:
 def _score_world(
     memory: Memory, asks: list[dict], now: datetime, ranking: Ranking | None = None
 ) -> dict:
+    from vyre.ask.count import tally
+
     hits = {f"{what}@{k}": 0 for what in ("hit", "answer") for k in KS}
+    # a count across sessions is no turn's words ("4 times"): only its sessions are scored
+    told = [q for q in asks if tally(q["question"], now) is None]
     leaks, latency = 0, []
     rooms: dict[str, set[str]] = {}
     projects = memory.ledger.projects()
@@ -279,11 +285,15 @@ def _score_world(
         for k in KS:
             top = [p for p in found[:k] if p.session in q["sources"]]
             hits[f"hit@{k}"] += bool(top)
-            hits[f"answer@{k}"] += any(_holds(memory, p, q["answer"]) for p in top)
+            if q in told:
+                hits[f"answer@{k}"] += any(_holds(memory, p, q["answer"]) for p in top)
     n = len(asks)
     return {
         "n": n,
-        **{key: round(value / n, 4) for key, value in hits.items()},
+        **{
+            key: round(value / (n if key.startswith("hit") else len(told) or 1), 4)
+            for key, value in hits.items()
+        },
         "leakage": leaks,
         "latency_ms": _latency(latency),
     }
