@@ -209,7 +209,7 @@ def test_demo_runs_from_a_fresh_home(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     out = run.stdout
-    assert "Loaded the memory world (32 sessions, 5 projects)" in out
+    assert "Loaded the memory world (39 sessions, 5 projects)" in out
     assert "Priya Anand works at Keel & Ash Architects" in out
     assert "works_at.appositive" in out  # the provenance walk
     assert "site launch is due 2026-10-09" in out  # what the hook would add
