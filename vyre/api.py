@@ -488,6 +488,7 @@ class Memory:
         owner's own surfaces only: never a hook's, a model's or an agent's caller."""
         from vyre.ask import recall as recall_search  # not loaded for commands that never ask
 
+        view = recall_search.view(self.ledger)  # one look at the ledger for the whole call
         if everywhere:
             if caller not in OWNER_CALLERS:
                 raise OwnerOnly(
@@ -497,18 +498,18 @@ class Memory:
         elif project:
             if project == MAIN:
                 raise OwnerOnly("refused: name a project, or ask for every room explicitly")
-            known = recall_search.projects(self.ledger)
-            if project != UNFILED and not any(p["slug"] == project for p in known):
+            if project != UNFILED and not any(p["slug"] == project for p in view.project_list):
                 raise ProjectError(f"no project {project!r} (see `vyre project list`)")
             room = project
         else:
-            room = self._room_of(cwd, session, recall_search.projects(self.ledger))
+            room = self._room_of(cwd, session, view.project_list)
         return recall_search.search(
             self.ledger,
             query,
-            recall_search.scope_of(self.ledger, room),
+            recall_search.scope_in(view, room),
             limit=max(1, min(int(limit), 100)),
             now=now or config.now(),
+            known=view,
         )
 
     def overview(self, room: str = MAIN, *, now: datetime | None = None) -> Overview:

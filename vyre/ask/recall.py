@@ -42,7 +42,6 @@ the room can never be returned).
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import sqlite3
@@ -348,6 +347,26 @@ class _Room:
     docs: int  # documents (N)
     norm: dict[int, float]  # place -> BM25's saturation over length norm, (k1+1)/(1+k1(..))
     mark: int = 0  # the index's mark when a member session last changed
+    # What the index gave for each word in this room, read once: a room is dropped whole
+    # (and these with it) whenever the index or the projects change, so they never go stale.
+    postings: dict[str, _Posting | None] = field(default_factory=dict)
+    held: int = 0  # the places `postings` hold
+    rows: dict[int, tuple] = field(default_factory=dict)  # place -> (session, seq, ...)
+    timed: dict[int, bool] = field(default_factory=dict)  # place -> whether it tells a time
+
+
+@dataclass(frozen=True, slots=True)
+class _Posting:
+    """One word's documents in a room, as the ranking reads them."""
+
+    places: tuple[tuple[int, float], ...]  # (place, its BM25 length norm), newest first
+    flags: dict[int, int]  # place -> who said it, whether it asks (the rowid's low bits)
+    counts: dict[int, int]  # session number -> how many of its documents have the word
+    df: float  # how many of the room's documents have it
+
+
+POSTINGS_HELD = 200_000  # places a room keeps the postings of (about 20 MB at most)
+ROWS_HELD = 20_000  # turns a room keeps for the passages it returns
 
 
 @dataclass
@@ -362,6 +381,7 @@ class _Known:
     scopes: dict[str, Scope] = field(default_factory=dict)
     ids: dict[int, str] = field(default_factory=dict)
     days: dict[int, date] = field(default_factory=dict)
+    flags: dict[int, bytes] = field(default_factory=dict)  # each document's low rowid bits
     changed: dict[int, int] = field(default_factory=dict)  # the index's mark at its last change
     lengths: dict[int, array] = field(default_factory=dict)
     rooms_of: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -411,6 +431,19 @@ def seen(ledger: Ledger) -> tuple[int, int, int]:
     return id(ledger.db), version, ledger.db.total_changes
 
 
+def view(ledger: Ledger) -> _Known:
+    """What search knows of this ledger, up to date: its projects (`project_list`) and the
+    scope of each room (`scope_in`), to be passed to `search` in the same call."""
+    return _state(ledger)
+
+
+def scope_in(known: _Known, room: str) -> Scope:
+    """`scope_for(room, projects)` of a view, kept until the projects change."""
+    if room not in known.scopes:
+        known.scopes[room] = scope_for(room, known.project_list)
+    return known.scopes[room]
+
+
 def projects(ledger: Ledger) -> list[dict]:
     """The ledger's projects, as recall last read them (read again after any write)."""
     return _state(ledger).project_list
@@ -427,10 +460,7 @@ def marks(ledger: Ledger, room: str) -> tuple[int, int, str]:
 
 def scope_of(ledger: Ledger, room: str) -> Scope:
     """`scope_for(room, projects)`, kept until the projects change."""
-    known = _state(ledger)
-    if room not in known.scopes:
-        known.scopes[room] = scope_for(room, known.project_list)
-    return known.scopes[room]
+    return scope_in(_state(ledger), room)
 
 
 def _refresh(ledger: Ledger, known: _Known, projects: list[dict]) -> None:
@@ -449,15 +479,11 @@ def _refresh(ledger: Ledger, known: _Known, projects: list[dict]) -> None:
         if first:
             known.days[no] = date.fromisoformat(first[:10])
         lo, hi = no << index.SESSION_SHIFT, ((no + 1) << index.SESSION_SHIFT) - 1
-        known.lengths[no] = array(
-            "I",
-            (
-                w
-                for (w,) in ledger.db.execute(
-                    "SELECT words FROM recall_docs WHERE id BETWEEN ? AND ? ORDER BY id", (lo, hi)
-                )
-            ),
-        )
+        docs = ledger.db.execute(
+            "SELECT id, words FROM recall_docs WHERE id BETWEEN ? AND ? ORDER BY id", (lo, hi)
+        ).fetchall()
+        known.lengths[no] = array("I", (w for _, w in docs))
+        known.flags[no] = bytes(rowid & 3 for rowid, _ in docs)
     if shape != known.projects:  # rooms follow projects: place every session again
         rows = ledger.db.execute(
             "SELECT r.no, r.session, s.cwd, s.first_ts, r.changed FROM recall_sessions r "
@@ -487,33 +513,31 @@ def search(
     limit: int = 10,
     now: datetime | None = None,
     ranking: Ranking = RANKING,
+    known: _Known | None = None,
 ) -> list[Passage]:
-    """The turns of `scope` that best answer `question`, best first (at most `limit`)."""
-    known = _state(ledger)
+    """The turns of `scope` that best answer `question`, best first (at most `limit`).
+    `known`: what `view(ledger)` gave a moment ago for the same call (one look at the
+    ledger per search, not one per step)."""
+    known = known or _state(ledger)
     room = known.room(scope.room)
     wanted = words(question, stop=ranking.stop_words)
     if not wanted or not room.docs:
         return []
     clause = f" AND ({scope.expression})" if scope.expression else ""
     lengths = known.lengths
-    norm = room.norm
     # 2. BM25 per word (a word counts once in a turn: turns are short): place -> score
     own: dict[int, float] = defaultdict(float)
     flags: dict[int, int] = {}
     per_session: list[dict[int, int]] = []
-    shift, place_shift = index.SESSION_SHIFT, index.PLACE_SHIFT
     for word, times in _terms(wanted):
-        hits = ledger.db.execute(_SQL, (f'text:"{word}"{clause}', PER_WORD)).fetchall()
-        if not hits:
+        posting = _posting(ledger, room, word, clause, lengths)
+        if posting is None:
             continue
-        idf = times * _idf(room.docs, _df(hits, room, lengths))
-        counts: dict[int, int] = defaultdict(int)
-        for (rowid,) in hits:
-            counts[rowid >> shift] += 1
-            place = rowid >> place_shift
-            own[place] += idf * norm[place]
-            flags[place] = rowid & 3
-        per_session += [counts] * times
+        idf = times * _idf(room.docs, posting.df)
+        for place, weight in posting.places:
+            own[place] += idf * weight
+        flags.update(posting.flags)
+        per_session += [posting.counts] * times
     if not own:
         return []
     # 3-4. neighbours and answers
@@ -548,12 +572,13 @@ def search(
                 bonus[no] = bonus.get(no, 0.0) + ranking.dated
     # 8. fusion
     inv = 1.0 / max(turn.values())
+    fused = {place: score * inv for place, score in turn.items()}
     take = bonus.get
-    fused = {
-        place: score * inv + (take(place >> _PLACE_BITS, 0.0) if place in own else 0.0)
-        for place, score in turn.items()
-    }
-    best = heapq.nlargest(limit * WINDOW * 2, fused, key=fused.__getitem__)
+    for place in own:  # only turns that matched a word themselves gain it
+        extra = take(place >> _PLACE_BITS)
+        if extra:
+            fused[place] += extra
+    best = _top(fused, limit * WINDOW * 2)
     # the room once more (no turn outside it is ever returned), and no neighbour past either
     # end of its session
     window = [
@@ -565,17 +590,33 @@ def search(
     # 5. who said it: the other speaker's turns count half
     side = speaker(question)
     if side is not None and ranking.other_side < 1:
-        _other_side(ledger, window, fused, flags, side, ranking.other_side)
+        _other_side(window, fused, _Flags(known.flags, flags), side, ranking.other_side)
         window.sort(key=lambda p: (fused[p], p), reverse=True)
     window = window[: limit * WINDOW]
-    rows = _rows(ledger, window, flags)
+    rows = _rows(ledger, room, window, _Flags(known.flags, flags))
     # 9. the kind of answer: a question asking when is answered by a turn that tells a time
     if ranking.timed and asks_when(question):
+        timed = room.timed
         for place in window:
-            if place in rows and tells_time(rows[place][4]):
+            if place not in rows:
+                continue
+            if place not in timed:
+                timed[place] = tells_time(rows[place][4])
+            if timed[place]:
                 fused[place] += ranking.timed
         window.sort(key=lambda p: (fused[p], p), reverse=True)
     return _passages(window[:limit], rows, fused, wanted)
+
+
+def _top(scores: dict[int, float], n: int) -> list[int]:
+    """`heapq.nlargest(n, scores, key=scores.__getitem__)`, the same list (ties in insertion
+    order), found faster: the n-th best score is found among the bare values, and only the
+    places at or above it are sorted."""
+    if len(scores) <= n:
+        return sorted(scores, key=scores.__getitem__, reverse=True)
+    least = sorted(scores.values(), reverse=True)[n - 1]
+    chosen = [place for place, score in scores.items() if score >= least]
+    return sorted(chosen, key=scores.__getitem__, reverse=True)[:n]
 
 
 MATCHED_MOST = 5000  # turns a count reads for one event (its newest in the room)
@@ -600,6 +641,59 @@ def turns_matching(ledger: Ledger, terms: str, scope: Scope) -> list[tuple]:
             chunk,
         ).fetchall()
     return out
+
+
+def _posting(
+    ledger: Ledger, room: _Room, word: str, clause: str, lengths: dict[int, array]
+) -> _Posting | None:
+    """The room's documents that have `word` (its newest PER_WORD), read from the index once
+    and kept with the room."""
+    if word in room.postings:
+        return room.postings[word]
+    hits = ledger.db.execute(_SQL, (f'text:"{word}"{clause}', PER_WORD)).fetchall()
+    if not hits:
+        room.postings[word] = None  # a word the room never says: no second look either
+        return None
+    norm = room.norm
+    counts: dict[int, int] = defaultdict(int)
+    places = []
+    for (rowid,) in hits:
+        counts[rowid >> index.SESSION_SHIFT] += 1
+        place = rowid >> index.PLACE_SHIFT
+        places.append((place, norm[place]))
+    flags = {rowid >> index.PLACE_SHIFT: rowid & 3 for (rowid,) in hits}
+    found = _Posting(tuple(places), flags, dict(counts), _df(hits, room, lengths))
+    if room.held + len(places) > POSTINGS_HELD:
+        room.postings.clear()
+        room.held = 0
+    room.postings[word] = found
+    room.held += len(places)
+    return found
+
+
+class _Flags:
+    """A document's flags by its place (who said it, whether it asks): those the search read,
+    else what the index said of its session's documents when they were read."""
+
+    __slots__ = ("by_session", "read")
+
+    def __init__(self, by_session: dict[int, bytes], read: dict[int, int]) -> None:
+        self.by_session, self.read = by_session, read
+
+    def __getitem__(self, place: int) -> int:
+        got = self.read.get(place)
+        return got if got is not None else self.by_session[place >> _PLACE_BITS][place & _AT]
+
+    def get(self, place: int, default: int = 0) -> int:
+        if place not in self:
+            return default
+        return self[place]
+
+    def __contains__(self, place: int) -> bool:
+        if place in self.read:
+            return True
+        got = self.by_session.get(place >> _PLACE_BITS)
+        return got is not None and (place & _AT) < len(got)
 
 
 def _terms(wanted: list[str]) -> list[tuple[str, int]]:
@@ -632,29 +726,13 @@ def _df(rows: list[tuple[int]], room: _Room, lengths: dict[int, array]) -> float
 
 
 def _other_side(
-    ledger: Ledger,
-    window: list[int],
-    fused: dict[int, float],
-    flags: dict[int, int],
-    side: str,
-    weight: float,
+    window: list[int], fused: dict[int, float], flags: _Flags, side: str, weight: float
 ) -> None:
-    """Lower the scores of the turns the other speaker said (neighbours' flags looked up)."""
-    unknown = [p for p in window if p not in flags]
-    if unknown:
-        ids = _rowids(unknown)
-        marks = ",".join("?" * len(ids))
-        for (rowid,) in ledger.db.execute(f"SELECT id FROM recall_docs WHERE id IN ({marks})", ids):
-            flags[rowid >> index.PLACE_SHIFT] = rowid & 3
+    """Lower the scores of the turns the other speaker said."""
     person = side == "person"
     for place in window:
         if bool(flags.get(place, 0) & 2) != person:
             fused[place] *= weight
-
-
-def _rowids(places: list[int]) -> list[int]:
-    """Every rowid a document at these places can have (the low bits are its flags)."""
-    return [(p << index.PLACE_SHIFT) | low for p in places for low in range(4)]
 
 
 def _session_scores(per_session: list[dict[int, int]], sessions: int) -> dict[int, float]:
@@ -668,21 +746,24 @@ def _session_scores(per_session: list[dict[int, int]], sessions: int) -> dict[in
     return out
 
 
-def _rows(ledger: Ledger, places: list[int], flags: dict[int, int]) -> dict[int, tuple]:
-    """(session, seq, role, by, text, ts) of the documents at these places."""
-    if not places:
-        return {}
-    known = [(p << index.PLACE_SHIFT) | flags[p] for p in places if p in flags]
-    ids = known + _rowids([p for p in places if p not in flags])
-    marks = ",".join("?" * len(ids))
-    return {
-        rowid >> index.PLACE_SHIFT: (session, seq, role, by, text, ts)
+def _rows(ledger: Ledger, room: _Room, places: list[int], flags: _Flags) -> dict[int, tuple]:
+    """(session, seq, role, by, text, ts) of the documents at these places (kept with the
+    room once read)."""
+    kept = room.rows
+    missing = [p for p in places if p not in kept and p in flags]
+    if len(kept) + len(missing) > ROWS_HELD:
+        kept.clear()
+        room.timed.clear()
+        missing = [p for p in places if p in flags]
+    if missing:
+        ids = [(p << index.PLACE_SHIFT) | flags[p] for p in missing]
         for rowid, session, seq, role, by, text, ts in ledger.db.execute(
             "SELECT d.id, t.session, t.seq, t.role, t.by, t.text, t.ts FROM recall_docs d "
-            f"JOIN turns t ON t.id = d.turn WHERE d.id IN ({marks})",
+            f"JOIN turns t ON t.id = d.turn WHERE d.id IN ({','.join('?' * len(ids))})",
             ids,
-        )
-    }
+        ):
+            kept[rowid >> index.PLACE_SHIFT] = (session, seq, role, by, text, ts)
+    return {p: kept[p] for p in places if p in kept}
 
 
 def _passages(
