@@ -108,8 +108,10 @@ def index_new(db: sqlite3.Connection) -> int:
     top = db.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0]
     if top <= mark and not _dirty(db):
         return 0
+    # NOT INDEXED: the new turns by their rowid range; the planner otherwise walks the whole
+    # (session, seq) index for its order (0.3 s at 2 M turns for a session's few new turns)
     rows = db.execute(
-        "SELECT t.id, t.session, t.by, t.text, s.cwd FROM turns t "
+        "SELECT t.id, t.session, t.by, t.text, s.cwd FROM turns t NOT INDEXED "
         f"LEFT JOIN sessions s ON s.id = t.session WHERE t.id > ? AND {SEARCHED} "
         "ORDER BY t.session, t.seq",
         (mark,),
@@ -118,7 +120,7 @@ def index_new(db: sqlite3.Connection) -> int:
         session: [no, scope, places, dirty]
         for no, session, scope, places, dirty in db.execute(
             "SELECT no, session, scope, places, dirty FROM recall_sessions WHERE dirty = 1 "
-            "OR session IN (SELECT DISTINCT session FROM turns WHERE id > ?)",
+            "OR session IN (SELECT DISTINCT session FROM turns NOT INDEXED WHERE id > ?)",
             (mark,),
         )
     }
