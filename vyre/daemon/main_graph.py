@@ -93,17 +93,6 @@ class MainGraph:
             self._thread.start()
         self._wanted.set()
 
-    @property
-    def busy(self) -> bool:
-        """A derive asked for (or under way) has not finished."""
-        return self._wanted.is_set() or self.lock_held()
-
-    def lock_held(self) -> bool:
-        if self.lock.acquire(blocking=False):
-            self.lock.release()
-            return False
-        return True
-
     def close(self, timeout: float = 60.0) -> None:
         """Let the background derive under way finish (a kill would do no harm either)."""
         self._stop.set()

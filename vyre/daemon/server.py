@@ -128,7 +128,9 @@ class Daemon:
             self.memory.main_later = True  # derived beside the writer: `self._main`
             from vyre.learn.service import Learn
 
-            self._hooks = Learn(Ledger(self.home / "vyre.db"), self.home)
+            hooks = Ledger(self.home / "vyre.db")
+            hooks.db.execute("PRAGMA cache_size = -4096")  # small rows: no ingest's 64 MiB cache
+            self._hooks = Learn(hooks, self.home)
             self.memory.learn.verify_snapshot()  # a snapshot changed behind Vyre: tampered
             self.memory.learn.prune()  # per-call rows are kept 7 days
             _ = self.memory.reader  # made first: every derive from here on publishes to it
