@@ -1,6 +1,9 @@
 """The fast `vyre`: read commands run by the daemon give the CLI's own output, byte for byte,
 loading neither click nor pydantic in the caller; nothing that writes is ever served; the
-top-level help is click's own rendering."""
+top-level help is click's own rendering.
+
+What the CLI prints with no daemon is taken in process (click's runner, as `vyre` would run
+it); a few of those are also run as real processes, which must print the same."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tests.conftest import WORLD_NOW
 from vyre.cli import common, served
@@ -44,24 +48,43 @@ def run(argv: list[str], home: Path, *, now: str = WORLD_NOW) -> subprocess.Comp
     return subprocess.run([*FAST, *argv], capture_output=True, text=True, env=env, timeout=120)
 
 
+def in_process(argv: list[str], home: Path, *, now: str = WORLD_NOW) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of the full click CLI run here, with no daemon."""
+    from vyre.cli.main import cli
+
+    env = {"VYRE_HOME": str(home), "VYRE_NOW": now}
+    out = CliRunner().invoke(cli, argv, env=env, prog_name="vyre", catch_exceptions=False)
+    return out.stdout, out.stderr, out.exit_code
+
+
 @pytest.fixture(scope="module")
-def local_outputs(world_template, tmp_path_factory):
-    """Each read as the CLI prints it with no daemon (its own copy of the world)."""
+def local_home(world_template, tmp_path_factory):
+    """A copy of the world no daemon serves."""
     from tests.conftest import copy_home
 
-    home = copy_home(world_template, tmp_path_factory.mktemp("local") / "vyre")
-    return {tuple(argv): run(argv, home) for argv in READS}
+    return copy_home(world_template, tmp_path_factory.mktemp("local") / "vyre")
+
+
+@pytest.fixture(scope="module")
+def local_outputs(local_home):
+    """Each read as the CLI prints it with no daemon."""
+    return {tuple(argv): in_process(argv, local_home) for argv in READS}
+
+
+# reads whose output, error or help the CLI's own process must print as it does in process
+IN_A_PROCESS = [READS[0], READS[3], READS[7], READS[-1]]
+
+
+@pytest.mark.parametrize("argv", IN_A_PROCESS, ids=" ".join)
+def test_the_cli_in_its_own_process_prints_what_it_prints_in_process(argv, local_home):
+    real = run(argv, local_home)
+    assert (real.stdout, real.stderr, real.returncode) == in_process(argv, local_home)
 
 
 @pytest.mark.parametrize("argv", READS, ids=" ".join)
 def test_a_read_through_the_daemon_prints_what_the_cli_prints(argv, world_daemon, local_outputs):
-    local = local_outputs[tuple(argv)]
     fast = run(argv, world_daemon)
-    assert (fast.stdout, fast.stderr, fast.returncode) == (
-        local.stdout,
-        local.stderr,
-        local.returncode,
-    )
+    assert (fast.stdout, fast.stderr, fast.returncode) == local_outputs[tuple(argv)]
     assert served.served_command(argv)
 
 
@@ -69,13 +92,13 @@ def test_the_callers_clock_is_the_one_read(world_daemon, world_template, tmp_pat
     from tests.conftest import copy_home
 
     later = "2027-06-01T12:00:00Z"  # the daemon runs at the world's now; this caller later
-    local = run(
+    local, _, _ = in_process(
         ["memory", "about", "Priya", "--project", "keel-ash"],
         copy_home(world_template, tmp_path / "vyre"),
         now=later,
     )
     fast = run(["memory", "about", "Priya", "--project", "keel-ash"], world_daemon, now=later)
-    assert fast.stdout == local.stdout and "months ago" in fast.stdout
+    assert fast.stdout == local and "months ago" in fast.stdout
 
 
 @pytest.mark.parametrize(

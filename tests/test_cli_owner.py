@@ -1,4 +1,8 @@
-"""Every user-decision command from the CLI, as the owner at a real terminal (a pty)."""
+"""Every user-decision command from the CLI, as the owner at a terminal.
+
+The first decision goes through a real process with a pty on stdin (what makes the CLI the
+owner); the rest run in process with `at_terminal`, where a new interpreter per command would
+only pay the import again (test_corrections also runs the owner's CLI at a real pty)."""
 
 from __future__ import annotations
 
@@ -10,14 +14,16 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
 from tests.conftest import ROOT
+from vyre.cli.main import cli
 
 KEEL = "/home/sam/work/keel-ash"
 
 
-def vyre(*args: str) -> str:
-    """Run `vyre ARGS` with a terminal on stdin, outside Claude Code; returns stdout."""
+def at_a_pty(*args: str) -> str:
+    """Run `vyre ARGS` in a process with a terminal on stdin, outside Claude Code."""
     env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
     primary, secondary = pty.openpty()
     try:
@@ -37,8 +43,15 @@ def vyre(*args: str) -> str:
     return run.stdout
 
 
+def vyre(*args: str) -> str:
+    """`vyre ARGS` in process, stdin taken for a terminal (`at_terminal`); returns stdout."""
+    run = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert run.exit_code == 0, run.output
+    return run.stdout
+
+
 @pytest.fixture
-def demo(world_home):
+def demo(world_home, at_terminal):
     return world_home
 
 
@@ -58,7 +71,7 @@ def test_the_whole_loop_of_decisions_from_the_cli(demo):
     assert conflicts.startswith("Same Dana Reyes?")
     assert 'vyre memory split "Dana Reyes" --room bramble' in conflicts
 
-    split = vyre("memory", "split", "Dana Reyes", "--room", "bramble")
+    split = at_a_pty("memory", "split", "Dana Reyes", "--room", "bramble")
     assert "split 1: split Dana Reyes in bramble" in split
     assert vyre("memory", "conflicts").strip() == "no conflicts"
 
