@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_learn_loop import run_hook
+from tests.hook_calls import hook_here, run_hook
 from vyre.api import Memory
 from vyre.learn.service import Learn
 from vyre.ledger import Ledger
@@ -21,8 +21,8 @@ def learn(vyre_home):
 
 def turned_down(cwd: str, session: str, command: str, n: int) -> dict | None:
     """A turn in which Claude Code's own prompt said no to `command` (Pre, no Post)."""
-    run_hook("UserPromptSubmit", {"session_id": session, "cwd": cwd, "prompt": "go on"})
-    run_hook(
+    hook_here("UserPromptSubmit", {"session_id": session, "cwd": cwd, "prompt": "go on"})
+    hook_here(
         "PreToolUse",
         {
             "session_id": session,
@@ -32,7 +32,7 @@ def turned_down(cwd: str, session: str, command: str, n: int) -> dict | None:
             "tool_input": {"command": command},
         },
     )
-    return run_hook("UserPromptSubmit", {"session_id": session, "cwd": cwd, "prompt": "ok next"})
+    return hook_here("UserPromptSubmit", {"session_id": session, "cwd": cwd, "prompt": "ok next"})
 
 
 def told(answer: dict | None) -> str:
@@ -50,9 +50,9 @@ def test_a_shape_declined_three_times_proposes_a_tool_check_at_ask(tmp_path, lea
     assert (lesson.status, lesson.level, lesson.source) == ("proposed", "ask", "inferred")
     assert "proposes lesson" in told(answer) and "`make deploy`" in told(answer)
     # told in that thread: a plain yes keeps it, and the next deploy is asked
-    run_hook("UserPromptSubmit", {"session_id": "s2", "cwd": cwd, "prompt": "yes"})
+    hook_here("UserPromptSubmit", {"session_id": "s2", "cwd": cwd, "prompt": "yes"})
     assert learn.get(lesson.id).status == "active"
-    asked = run_hook(
+    asked = hook_here(
         "PreToolUse",
         {
             "session_id": "s9",
@@ -68,7 +68,7 @@ def test_a_shape_declined_three_times_proposes_a_tool_check_at_ask(tmp_path, lea
 
 def test_a_shape_that_also_ran_is_not_proposed(tmp_path, learn):
     cwd = str(tmp_path)
-    run_hook(
+    hook_here(
         "PostToolUse",
         {
             "session_id": "r",
@@ -86,8 +86,8 @@ def test_a_shape_that_also_ran_is_not_proposed(tmp_path, learn):
 def test_file_tools_turned_down_propose_nothing(tmp_path, learn):
     cwd = str(tmp_path)
     for n in range(3):
-        run_hook("UserPromptSubmit", {"session_id": f"f{n}", "cwd": cwd, "prompt": "go"})
-        run_hook(
+        hook_here("UserPromptSubmit", {"session_id": f"f{n}", "cwd": cwd, "prompt": "go"})
+        hook_here(
             "PreToolUse",
             {
                 "session_id": f"f{n}",
@@ -97,18 +97,18 @@ def test_file_tools_turned_down_propose_nothing(tmp_path, learn):
                 "tool_input": {"file_path": f"{cwd}/a.py", "content": "x"},
             },
         )
-        run_hook("UserPromptSubmit", {"session_id": f"f{n}", "cwd": cwd, "prompt": "next"})
+        hook_here("UserPromptSubmit", {"session_id": f"f{n}", "cwd": cwd, "prompt": "next"})
     assert learn.lessons() == []
 
 
 def fix_turn(cwd: str, session: str, *, rerun: bool) -> dict | None:
     base = {"session_id": session, "cwd": cwd}
-    run_hook("UserPromptSubmit", {**base, "prompt": "fix the failing test"})
-    run_hook(
+    hook_here("UserPromptSubmit", {**base, "prompt": "fix the failing test"})
+    hook_here(
         "PostToolUseFailure",
         {**base, "tool_name": "Bash", "tool_use_id": "t1", "tool_input": {"command": "pytest -q"}},
     )
-    run_hook(
+    hook_here(
         "PostToolUse",
         {
             **base,
@@ -118,7 +118,7 @@ def fix_turn(cwd: str, session: str, *, rerun: bool) -> dict | None:
         },
     )
     if rerun:
-        run_hook(
+        hook_here(
             "PostToolUse",
             {
                 **base,
@@ -127,8 +127,8 @@ def fix_turn(cwd: str, session: str, *, rerun: bool) -> dict | None:
                 "tool_input": {"command": "python -m pytest -q"},
             },
         )
-    run_hook("Stop", base)
-    return run_hook("UserPromptSubmit", {**base, "prompt": "thanks"})
+    hook_here("Stop", base)
+    return hook_here("UserPromptSubmit", {**base, "prompt": "thanks"})
 
 
 def test_a_fix_that_stopped_without_rerunning_the_tests_proposes_an_after_check(tmp_path, learn):
@@ -189,7 +189,7 @@ def test_one_tool_event_sent_twice_is_one_row_and_one_count(tmp_path, learn):
         "tool_input": {"command": "git push origin main"},
     }
     for _ in range(2):  # Vyre's hooks in two settings files: one call, two hook runs
-        run_hook("PreToolUse", call)
+        hook_here("PreToolUse", call)
     learn.drain()
     rows = learn.db.execute(
         "SELECT count(*) FROM learn_commands WHERE call = 'toolu_same'"
@@ -240,11 +240,11 @@ def test_a_snapshot_changed_while_the_daemon_runs_is_tampered_and_rewritten(
 def test_a_snapshot_changed_with_no_daemon_is_caught_at_the_next_prompt(tmp_path, vyre_home, learn):
     learn.add("never push to main", caller="local")
     kept = emptied(vyre_home)
-    run_hook("UserPromptSubmit", {"session_id": "p", "cwd": str(tmp_path), "prompt": "hello"})
+    hook_here("UserPromptSubmit", {"session_id": "p", "cwd": str(tmp_path), "prompt": "hello"})
     assert (vyre_home / "lessons.json").read_bytes() == kept
     assert [s.kind for s in learn.signals()] == ["tampered"]
     # an untouched snapshot costs the prompt nothing more
-    run_hook("UserPromptSubmit", {"session_id": "p", "cwd": str(tmp_path), "prompt": "hi again"})
+    hook_here("UserPromptSubmit", {"session_id": "p", "cwd": str(tmp_path), "prompt": "hi again"})
     assert [s.kind for s in learn.signals()] == ["tampered"]
 
 

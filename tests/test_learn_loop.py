@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
+from tests.hook_calls import hook_here, run_hook
 from vyre.api import Memory
 from vyre.errors import LearnError, OwnerOnly, WeakeningRefused
-from vyre.hooks.commands import hook_command
 from vyre.learn.model import parse_answer
 from vyre.learn.service import JOBS_CAP, Learn, reply
 from vyre.ledger import Ledger
@@ -24,21 +24,6 @@ def learn(vyre_home):
     ledger = Ledger(vyre_home / "vyre.db")
     yield Learn(ledger, vyre_home)
     ledger.close()
-
-
-def run_hook(event: str, payload: dict, env: dict | None = None) -> dict | None:
-    import shlex
-
-    argv = shlex.split(hook_command(event))
-    out = subprocess.run(
-        argv,
-        input=json.dumps({"hook_event_name": event, **payload}).encode(),
-        capture_output=True,
-        env=env or dict(os.environ),
-        timeout=30,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout) if out.stdout.strip() else None
 
 
 def repo(tmp_path, branch="main"):
@@ -149,9 +134,9 @@ def test_a_missing_or_broken_snapshot_falls_back_to_the_ledger(tmp_path, vyre_ho
         "tool_input": {"command": "rm -fr build"},
     }
     (vyre_home / "lessons.json").unlink()
-    assert run_hook("PreToolUse", payload)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert hook_here("PreToolUse", payload)["hookSpecificOutput"]["permissionDecision"] == "deny"
     (vyre_home / "lessons.json").write_text("{not json")
-    assert run_hook("PreToolUse", payload)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert hook_here("PreToolUse", payload)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert learn.check_snapshot() is False  # tampered: signalled and rewritten
     assert [s.kind for s in learn.signals()] == ["tampered"]
     assert learn.check_snapshot() is True
@@ -258,8 +243,8 @@ def test_stop_sends_back_twice_then_the_lesson_is_broken_and_escalates(tmp_path,
     assert lesson.check["kind"] == "after"
     cwd = str(tmp_path)
     base = {"session_id": "s3", "cwd": cwd}
-    run_hook("UserPromptSubmit", {**base, "prompt": "Fix the header"})
-    run_hook(
+    hook_here("UserPromptSubmit", {**base, "prompt": "Fix the header"})
+    hook_here(
         "PostToolUse",
         {
             **base,
@@ -268,16 +253,16 @@ def test_stop_sends_back_twice_then_the_lesson_is_broken_and_escalates(tmp_path,
             "tool_input": {"file_path": f"{cwd}/src/a.ts", "old_string": "a", "new_string": "b"},
         },
     )
-    first = run_hook("Stop", {**base, "stop_hook_active": False})
+    first = hook_here("Stop", {**base, "stop_hook_active": False})
     assert first["decision"] == "block" and "lint" in first["reason"]
-    second = run_hook("Stop", {**base, "stop_hook_active": True})
+    second = hook_here("Stop", {**base, "stop_hook_active": True})
     assert second["decision"] == "block"
-    assert run_hook("Stop", {**base, "stop_hook_active": True}) is None  # the cap
+    assert hook_here("Stop", {**base, "stop_hook_active": True}) is None  # the cap
     assert learn.get(lesson.id).level == "block"  # broken, so it escalated
-    opened = run_hook("UserPromptSubmit", {**base, "prompt": "Now the footer"})
+    opened = hook_here("UserPromptSubmit", {**base, "prompt": "Now the footer"})
     assert "broken" in opened["hookSpecificOutput"]["additionalContext"]
     # a turn that runs the linter after its edit owes nothing
-    run_hook(
+    hook_here(
         "PostToolUse",
         {
             **base,
@@ -286,7 +271,7 @@ def test_stop_sends_back_twice_then_the_lesson_is_broken_and_escalates(tmp_path,
             "tool_input": {"file_path": f"{cwd}/src/b.ts", "old_string": "a", "new_string": "b"},
         },
     )
-    run_hook(
+    hook_here(
         "PostToolUse",
         {
             **base,
@@ -295,7 +280,7 @@ def test_stop_sends_back_twice_then_the_lesson_is_broken_and_escalates(tmp_path,
             "tool_input": {"command": "npm run lint"},
         },
     )
-    assert run_hook("Stop", base) is None
+    assert hook_here("Stop", base) is None
 
 
 def test_run_x_before_y_is_enforced_when_y_is_attempted(tmp_path, learn):
@@ -303,15 +288,15 @@ def test_run_x_before_y_is_enforced_when_y_is_attempted(tmp_path, learn):
     cwd = str(tmp_path)
     base = {"session_id": "s4", "cwd": cwd}
     push = {**base, "tool_name": "Bash", "tool_input": {"command": "git push origin feature"}}
-    assert run_hook("PreToolUse", push)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    run_hook(
+    assert hook_here("PreToolUse", push)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    hook_here(
         "PostToolUse",
         {**base, "tool_name": "Bash", "tool_use_id": "t", "tool_input": {"command": "pytest -q"}},
     )
-    assert run_hook("PreToolUse", push) is None
+    assert hook_here("PreToolUse", push) is None
     both = {**base, "tool_name": "Bash", "tool_input": {"command": "npm test && git push"}}
-    assert run_hook("PreToolUse", both) is None
-    run_hook(
+    assert hook_here("PreToolUse", both) is None
+    hook_here(
         "PostToolUse",
         {
             **base,
@@ -320,7 +305,7 @@ def test_run_x_before_y_is_enforced_when_y_is_attempted(tmp_path, learn):
             "tool_input": {"file_path": f"{cwd}/x.py", "content": "x"},
         },
     )
-    assert run_hook("PreToolUse", push)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert hook_here("PreToolUse", push)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def test_a_declined_call_and_a_reverted_file_become_signals(tmp_path, learn):
@@ -328,7 +313,7 @@ def test_a_declined_call_and_a_reverted_file_become_signals(tmp_path, learn):
     target = tmp_path / "a.txt"
     target.write_text("old")
     base = {"session_id": "s5", "cwd": cwd}
-    run_hook(
+    hook_here(
         "PreToolUse",
         {
             **base,
@@ -342,11 +327,11 @@ def test_a_declined_call_and_a_reverted_file_become_signals(tmp_path, learn):
         "tool_use_id": "w1",
         "tool_input": {"file_path": str(target), "content": "new"},
     }
-    run_hook("PreToolUse", {**base, **edit})
+    hook_here("PreToolUse", {**base, **edit})
     target.write_text("new")
-    run_hook("PostToolUse", {**base, **edit})
+    hook_here("PostToolUse", {**base, **edit})
     target.write_text("old")  # the user put it back
-    run_hook("UserPromptSubmit", {**base, "prompt": "never mind, stop using make deploy"})
+    hook_here("UserPromptSubmit", {**base, "prompt": "never mind, stop using make deploy"})
     kinds = sorted(s.kind for s in learn.signals())
     assert "declined" in kinds and "reverted" in kinds
 
