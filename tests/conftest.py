@@ -106,7 +106,7 @@ def require_shared(path: Path) -> Path:
     return path
 
 
-def _point_homes_at(mp: pytest.MonkeyPatch, base: Path) -> None:
+def point_homes_at(mp: pytest.MonkeyPatch, base: Path) -> None:
     home = base / "user"
     home.mkdir(parents=True, exist_ok=True)
     mp.setenv("HOME", str(home))
@@ -125,7 +125,7 @@ def at_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def _session_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Session and module fixtures run before `isolated`: they get throwaway homes too."""
     with pytest.MonkeyPatch.context() as mp:
-        _point_homes_at(mp, tmp_path_factory.mktemp("session"))
+        point_homes_at(mp, tmp_path_factory.mktemp("session"))
         # one gazetteer cache for every home and every process the suite starts (each would
         # otherwise scan 22 MB of names again, ~1 s of CPU per daemon or CLI run)
         mp.setenv("VYRE_CACHE", str(tmp_path_factory.mktemp("cache")))
@@ -134,7 +134,7 @@ def _session_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _point_homes_at(monkeypatch, tmp_path)
+    point_homes_at(monkeypatch, tmp_path)
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ class BuiltHomes:
 
     def template(self, world: Path, engine: str | None = None) -> Path:
         """The home built once from `world`; never write there (copy it)."""
-        key = self._key(world, engine)
+        key = self._key(world, engine, built_from_only=True)
         if key not in self._homes:
             home = self.root / key[:16] / "vyre"
             self._build(world, home, engine).close()
@@ -202,15 +202,26 @@ class BuiltHomes:
         return Memory(home, engine=engine)
 
     @staticmethod
-    def _key(world: Path, engine: str | None) -> str:
+    def _key(world: Path, engine: str | None, *, built_from_only: bool = False) -> str:
+        """What a score reads: the world's files. With `built_from_only`, what a build reads:
+        world.json and transcripts/ (so a world that differs only in its gold shares the
+        build). The transcripts' real folder is part of both: the ledger records it."""
         from vyre import config
         from vyre.graph.engine import engine_name
 
-        world = Path(world).resolve()
-        digest = hashlib.sha256(f"{world}\0{engine or engine_name()}\0".encode())
+        world = Path(world)
+        transcripts = (world / "transcripts").resolve()
+        digest = hashlib.sha256(f"{transcripts}\0{engine or engine_name()}\0".encode())
         digest.update(json.dumps(config.settings(), sort_keys=True, default=str).encode())
-        for path in sorted(p for p in world.rglob("*") if p.is_file()):
-            digest.update(f"\0{path.relative_to(world)}\0".encode() + path.read_bytes())
+        files = {"world.json": world / "world.json"}
+        files |= {f"transcripts/{p.relative_to(transcripts)}": p for p in transcripts.rglob("*")}
+        if not built_from_only:  # and gold, and whatever else the world holds
+            for top in world.iterdir() if world.is_dir() else ():
+                if top.name != "transcripts":
+                    files |= {str(p.relative_to(world)): p for p in [top, *top.rglob("*")]}
+        for name in sorted(files):
+            if files[name].is_file():
+                digest.update(f"\0{name}\0".encode() + files[name].read_bytes())
         return digest.hexdigest()
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, point_homes_at
 from tests.transcript import Transcript
 from vyre.api import Memory
 from vyre.cli.main import cli
@@ -45,6 +45,38 @@ def running(root, vyre_home):
     process.stop(vyre_home)
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One daemon for the tests that only need one running (a start costs a second of CPU):
+    its home, with Priya's session k1. Tests that write use session ids of their own."""
+    base = tmp_path_factory.mktemp("shared-daemon")
+    with pytest.MonkeyPatch.context() as mp:
+        point_homes_at(mp, base)
+        home = Path(os.environ["VYRE_HOME"])
+        root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+        t = Transcript(root, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z")
+        t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+        t.assistant("Noted.")
+        t.write()
+        process.start(home)
+        try:
+            yield base
+        finally:
+            process.stop(home)
+
+
+@pytest.fixture
+def running_shared(shared, monkeypatch):
+    """The shared daemon's home, with this test's environment pointed at it."""
+    point_homes_at(monkeypatch, shared)
+    return Path(os.environ["VYRE_HOME"])
+
+
+@pytest.fixture
+def shared_root(running_shared):
+    return Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+
+
 def test_start_status_stop_and_the_home_is_the_users_alone(running):
     info = process.status(running)
     assert info["sessions"] == 1 and info["pid"] != os.getpid()
@@ -56,7 +88,8 @@ def test_start_status_stop_and_the_home_is_the_users_alone(running):
     process.start(running)  # the fixture stops it again
 
 
-def test_a_second_daemon_for_the_same_home_refuses_in_one_line(running):
+def test_a_second_daemon_for_the_same_home_refuses_in_one_line(running_shared):
+    running = running_shared
     with pytest.raises(AlreadyRunning, match=r"a daemon already runs for .* \(pid \d+\)"):
         Daemon(running).run()
     result = CliRunner().invoke(cli, ["daemon", "start"])
@@ -101,7 +134,8 @@ def test_peer_uid_reads_the_real_credentials():
         b.close()
 
 
-def test_the_cli_uses_the_daemon_when_it_runs(running):
+def test_the_cli_uses_the_daemon_when_it_runs(running_shared):
+    running = running_shared
     # the daemon holds the graph: a CLI opening it itself would fail with "in use"
     result = CliRunner().invoke(cli, ["memory", "about", "Priya", "--project", "*"])
     assert result.exit_code == 0, result.output
@@ -132,7 +166,8 @@ def test_the_cli_uses_the_daemon_when_it_runs(running):
         )
 
 
-def test_new_lines_are_read_by_the_watcher_without_an_ingest(running, root):
+def test_new_lines_are_read_by_the_watcher_without_an_ingest(running_shared, shared_root):
+    running, root = running_shared, shared_root
     # how soon is bench/daemon.py's business (append to visible: p95 < 1 s)
     t = Transcript(root, cwd="/w/keel", session="k2", start="2026-09-20T10:00:00Z")
     t.user("Jonas Eberhardt, the studio director at Keel & Ash Architects, approved it.")
@@ -173,7 +208,8 @@ def test_reads_are_answered_while_the_writer_holds_the_store(root, vyre_home):
         thread.join(30)
 
 
-def test_two_clis_and_the_daemon_at_once(running, root):
+def test_two_clis_and_the_daemon_at_once(running_shared, shared_root):
+    running, root = running_shared, shared_root
     for i in range(3):
         Transcript(root, cwd="/w/keel", session=f"c{i}", start="2026-09-21T10:00:00Z").user(
             f"Lena Park number {i} from Summit Dental called."

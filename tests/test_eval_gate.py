@@ -22,6 +22,16 @@ RATCHET = ROOT / "eval" / "ratchets" / "juniper.json"
 
 # The world's evaluations, run once for the session (tests/conftest.py shares them with
 # `vyre eval memory` and with any test that scores the same world under the same settings).
+def world_copy(folder):
+    """The bundled world with a gold of its own to edit: its transcripts are the bundled
+    world's own folder, so the session's build of it is shared (tests/conftest.py)."""
+    folder.mkdir()
+    for name in ("world.json", "gold.json"):
+        shutil.copy(WORLD / name, folder / name)
+    (folder / "transcripts").symlink_to(WORLD / "transcripts")
+    return folder
+
+
 @pytest.fixture(scope="module")
 def result():
     return evaluation.score(WORLD, repeat=10)
@@ -102,7 +112,7 @@ def test_an_empty_world_scores_nothing_and_fails_every_section_gold_has(tmp_path
 
 
 def test_a_section_gold_does_not_have_is_not_scored_and_not_failed(tmp_path, result):
-    shutil.copytree(WORLD, tmp_path / "w")
+    world_copy(tmp_path / "w")
     gold = json.loads((tmp_path / "w" / "gold.json").read_text())
     del gold["irrelevant"], gold["enrich"]
     (tmp_path / "w" / "gold.json").write_text(json.dumps(gold))
@@ -115,7 +125,7 @@ def test_a_section_gold_does_not_have_is_not_scored_and_not_failed(tmp_path, res
 
 
 def test_a_correction_memory_cannot_apply_is_a_recorded_miss_not_an_abort(tmp_path):
-    shutil.copytree(WORLD, tmp_path / "w")
+    world_copy(tmp_path / "w")
     gold = json.loads((tmp_path / "w" / "gold.json").read_text())
     gold["corrections"]["script"].insert(
         0,
