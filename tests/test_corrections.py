@@ -391,3 +391,84 @@ def test_any_sequence_of_decisions_then_undo_of_all_restores_the_graph(world, op
     for cid in reversed(done):
         memory.uncorrect(cid, caller=OWNER, now=NOW)
     assert memory.store.dump() == before
+
+
+# -- a correction derives again only the rooms that name what it corrects -----------------------
+
+
+def test_a_correction_derives_only_the_rooms_that_name_its_subject(world):
+    memory, root = world
+    marcus = ("Marcus Bell", "works_at", "Harlow Legal")
+    edit = memory.correct(marcus, "wrong", caller=OWNER, now=NOW)
+    assert edit.derived.rooms == ["harlow"]  # bramble never names Marcus: not derived again
+    assert marcus not in held(memory, "harlow") and marcus not in held(memory, "*")
+    # a room that names him later takes the correction with his first mention there
+    session(root, "/w/bramble", "b2", "2026-09-25T10:00:00Z", "Marcus Bell from Harlow Legal.")
+    memory.ingest(root)
+    assert "Marcus Bell" in {f.subject for f in memory.facts("bramble", now=NOW)}
+    assert marcus not in held(memory, "bramble")
+    # and its undo now derives both rooms that name him, which get the fact back
+    undo = memory.uncorrect(edit.correction.id, caller=OWNER, now=NOW)
+    assert undo.derived.rooms == ["bramble", "harlow"]
+    assert marcus in held(memory, "harlow") and marcus in held(memory, "bramble")
+    dana = memory.correct(("Dana Reyes", "is", "person"), "wrong", caller=OWNER, now=NOW)
+    assert dana.derived.rooms == ["bramble", "harlow"]  # both rooms name Dana
+
+
+def test_a_room_whose_names_are_not_kept_counts_every_correction(world):
+    """The names a derive found are a cache: lost, every correction counts in every room."""
+    memory, _ = world
+    memory.ledger.db.execute("DELETE FROM room_names")
+    edit = memory.correct(
+        ("Marcus Bell", "works_at", "Harlow Legal"), "wrong", caller=OWNER, now=NOW
+    )
+    assert edit.derived.rooms == ["bramble", "harlow"]
+    # names kept again: the next correction about Helen derives only bramble
+    helen = memory.correct(
+        ("Helen Quist", "works_at", "Bramble Dental"), "confirm", caller=OWNER, now=NOW
+    )
+    assert helen.derived.rooms == ["bramble"]
+
+
+SESSIONS = st.sampled_from(
+    [
+        ("/w/bramble", "Marcus Bell from Harlow Legal called about the booking."),
+        ("/w/harlow", "Helen Quist, the clinical lead at Bramble Dental, wrote in."),
+        ("/w/harlow", "Dana Reyes signs the directory off."),
+        ("/w/bramble", "Jo Park from Fennel Cycles has the director title."),
+    ]
+)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=OPS, sessions=st.lists(SESSIONS, max_size=2), data=st.data())
+def test_rooms_left_alone_by_a_correction_hold_what_a_derive_of_everything_writes(
+    world, ops, sessions, data
+):
+    """Any decisions, and new sessions between them, leave the graph a derive of every room
+    from the ledger writes: no room a correction was judged not to reach needed it."""
+    memory, root = world
+    done = []
+    for i, (kind, a, b, value) in enumerate(ops):
+        if sessions and data.draw(st.booleans()):
+            cwd, text = sessions.pop()
+            n = memory.ledger.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            session(root, cwd, f"p{n}", f"2026-09-{10 + i:02d}T10:00:00Z", text)
+            memory.ingest(root)
+        try:
+            if kind == "correct":
+                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
+            elif kind == "merge":
+                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
+            else:
+                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
+        except CorrectionError:
+            continue
+        done.append(row.id)
+    kept = memory.store.dump()
+    memory.derive(force=True)
+    assert memory.store.dump() == kept
+    for cid in reversed(done):
+        memory.uncorrect(cid, caller=OWNER, now=NOW)

@@ -4,10 +4,15 @@ Written after a room's graph file is in place. A crash between the two leaves a 
 than the file: the file's stamp does not match and the room is derived again. A file changed
 or lost behind our back, or one whose rows are not those counted here, does not match
 either. So the graph is trusted only where it matches this record (`vyre.rooms.health`).
+
+Beside it (table `room_names`), the entities each room's mentions named when it was last
+derived, with the digest of the inputs they follow from: which rooms a correction can change
+is judged from them (`vyre.rooms.corrections.reach`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -47,3 +52,20 @@ def forget(ledger: Ledger, rooms: Iterable[str] | None = None) -> None:
             db.execute("DELETE FROM graph_rooms")
         else:
             db.executemany("DELETE FROM graph_rooms WHERE room = ?", [(r,) for r in rooms])
+
+
+def names(ledger: Ledger) -> dict[str, tuple[str, frozenset[str]]]:
+    """room -> (the digest of the inputs they follow from, the entity ids its mentions name)."""
+    return {
+        room: (base, frozenset(json.loads(text)))
+        for room, base, text in ledger.db.execute("SELECT room, base, names FROM room_names")
+    }
+
+
+def keep_names(ledger: Ledger, room: str, base: str, ids: Iterable[str]) -> None:
+    with ledger.transaction() as db:
+        db.execute(
+            "INSERT INTO room_names (room, base, names) VALUES (?, ?, ?) ON CONFLICT (room) "
+            "DO UPDATE SET base = excluded.base, names = excluded.names",
+            (room, base, json.dumps(sorted(ids))),
+        )

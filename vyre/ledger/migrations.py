@@ -484,6 +484,19 @@ INSERT OR IGNORE INTO table_kinds (name, kind, what) VALUES
   ('project_changes', 'user', 'the history of project changes, for undo');
 """
 
+M018_ROOM_NAMES = """
+-- The entity ids each room's mentions named when it was last derived (JSON, after the user's
+-- merges and splits), and the digest of the inputs they follow from. A correction scoped to
+-- everything counts in a room's digest only when the room names its subject, so it derives
+-- again only the rooms it can change. Derived, not the user's data: a missing row only means
+-- every such correction counts in that room.
+CREATE TABLE room_names (
+  room TEXT PRIMARY KEY,
+  base TEXT NOT NULL,
+  names TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -498,4 +511,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m005_graph_rooms", M005_GRAPH_ROOMS),
     ("m015_scan", M015_SCAN),
     ("m006_project_changes", M006_PROJECT_CHANGES),
+    ("m018_room_names", M018_ROOM_NAMES),
 ]

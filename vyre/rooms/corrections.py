@@ -12,6 +12,14 @@ extracted vote; each is a ledger row, so undoing it gives back the rows from bef
 Merges and splits change identity (see `Identities.canon`); pins and mutes are read-time only.
 A correction scoped to everything (`'*'`) applies in each room that has its subject, so it
 never brings a person into a room that never named them.
+
+Which rooms a correction can change (`reach`): every effect of a `correct` scoped to
+everything needs its subject (after the room's merges and splits) to be an entity the room's
+mentions resolve to, its project's org, or one an earlier correction added there. So a room
+whose mentions never name the subject keeps its rows, and its digest leaves the correction
+out: a correction re-derives the rooms that name its subject (and the main graph), not every
+room. Merges, splits, a room's own corrections and those about non-entities count in every
+room they are scoped to.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from typing import Any
 
 from vyre.graph import FactRow
 from vyre.models import Correction
-from vyre.resolve import entity_id
+from vyre.resolve import Identities, entity_id
 
 USER_SOURCES = ("user", "confirmed")
 ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
@@ -33,6 +41,40 @@ def in_scope(corrections: list[Correction], room: str) -> list[Correction]:
     return [
         c for c in corrections if c.kind in ("correct", "merge", "split") and c.scope in ("*", room)
     ]
+
+
+def reach(
+    corrections: list[Correction], room: str, names: frozenset[str] | None
+) -> list[Correction]:
+    """Of the corrections in this room's scope, those that can change its rows, given `names`:
+    every entity id the room's mentions resolve to (after its merges and splits) and its
+    project's org, as derive found them (None: not known, so every one counts)."""
+    if names is None:
+        return corrections
+    merges, splits = identity_changes(corrections)
+    canon = Identities([], merges=merges, splits=splits, room=room).canon
+    known = set(names)
+    out = []
+    for c in sorted(corrections, key=lambda c: c.id):
+        if not _needs_its_subject(c):
+            out.append(c)
+            continue
+        if canon(c.subject) not in known:
+            continue  # the room never names it: nothing here changes
+        out.append(c)
+        if c.action in ("replace", "add") and (c.object_kind or "value") in ENTITY_KINDS:
+            label = (c.value if c.action == "replace" else c.object_label) or ""
+            known.add(canon(entity_id(c.object_kind or "value", label)))
+    return out
+
+
+def needs_names(corrections: list[Correction]) -> bool:
+    """Whether `reach` needs the rooms' names to judge these (else they count everywhere)."""
+    return any(_needs_its_subject(c) for c in corrections)
+
+
+def _needs_its_subject(c: Correction) -> bool:
+    return c.kind == "correct" and c.scope == "*" and c.subject_kind in ENTITY_KINDS
 
 
 def identity_changes(corrections: list[Correction]) -> tuple[dict[str, str], set[str]]:

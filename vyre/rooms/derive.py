@@ -152,6 +152,9 @@ class RoomInput:
     org: str | None = None  # the project's org, taught by Projects
     settings: dict = field(default_factory=dict)
     corrections: list[Correction] = field(default_factory=list)  # those in this room's scope
+    # filled in by derive_room: every entity id the mentions resolve to (after the room's merges
+    # and splits) and the project's org, before any correction; `reach` reads it
+    named: set[str] = field(default_factory=set)
 
 
 def fact_id(room: str, subject: str, rel: str, obj: str) -> str:
@@ -168,6 +171,8 @@ def derive_room(inp: RoomInput) -> RoomRows:
     rows = RoomRows(room=inp.room, digest=inp.digest)
     out = _Writer(inp.room, ident, rows)
     org_id = ident.resolve(inp.org, "org") if inp.org else None
+    if org_id:
+        inp.named.add(org_id)
     if org_id in wrong[1]:
         org_id = None
     by_rel: dict[str, list[Claim]] = defaultdict(list)
@@ -220,6 +225,7 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
             oid = ident.resolve(obj, okind)
         if sid is None or oid is None:
             continue
+        inp.named.update((sid, oid))
         if sid in wrong_entities or oid in wrong_entities or (sid, rel, oid) in wrong_facts:
             continue  # the user said it is wrong: it leaves every vote
         resolved.append((m, sid, oid, okind))

@@ -2,9 +2,12 @@
 
 A room's digest covers everything its rows are a function of: the rules and derive versions,
 the relevant settings, its project (org, folders, picks) and, for each of its sessions, the
-session's version and whether it is shared with another room. Rooms whose digest matches the
-ledger's record of their last derive are left alone, so appending to one session re-derives
-only the rooms that session is in (and `'*'`).
+session's version and whether it is shared with another room, and the corrections that can
+change its rows (`vyre.rooms.corrections.reach`: one scoped to everything counts only in the
+rooms whose mentions name its subject, as their last derive found them). Rooms whose digest
+matches the ledger's record of their last derive are left alone, so appending to one session
+re-derives only the rooms that session is in (and `'*'`), and a correction only the rooms
+that name what it corrects (and `'*'`).
 
 What must stay true:
 - One room at a time, derived and its file written before the next is read: memory stays
@@ -27,7 +30,7 @@ from vyre.graph import GraphError, GraphStore, MainInput, RoomRows, one_kind_per
 from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
 from vyre.models import Correction, DeriveReport
-from vyre.rooms.corrections import in_scope
+from vyre.rooms.corrections import ENTITY_KINDS, in_scope, needs_names, reach
 from vyre.rooms.derive import RoomInput, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
 from vyre.rooms.membership import session_rooms
@@ -36,9 +39,11 @@ from vyre.rooms.names import MAIN, UNFILED
 DERIVE_VERSION = "1"
 
 
-def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
-    """(room -> digest, room -> sessions, session -> rooms) for the ledger as it is."""
+def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:
+    """(room -> digest, room -> sessions, session -> rooms, room -> the digest of all but its
+    corrections, `base`) for the ledger as it is."""
     corrections = corrections_store.active(ledger)
+    named = graph_rooms.names(ledger) if needs_names(corrections) else {}
     # only what a room's digest and membership read, in table order: at 30,000 sessions the
     # full rows in id order (`Ledger.sessions`) cost several times this scan
     sessions = [
@@ -57,7 +62,7 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
     for slug in config:
         by_room.setdefault(slug, [])
     toggles = {k: v for k, v in sorted(settings.items()) if k.startswith("relations.")}
-    digests = {}
+    digests, bases = {}, {}
     for room, members in by_room.items():
         h = hashlib.blake2b(digest_size=16)
         project = config.get(room)
@@ -76,9 +81,23 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict]:
         )
         for s in sorted(members, key=lambda s: s["id"]):
             h.update(f"|{s['id']}:{s['version']}:{len(membership[s['id']])}".encode())
-        h.update(f"|corrections:{[c.id for c in in_scope(corrections, room)]}".encode())
-        digests[room] = h.hexdigest()
-    return digests, by_room, membership
+        scoped = in_scope(corrections, room)
+        # what the room's names follow from: its sessions, project and identity changes
+        h.update(f"|identity:{[c.id for c in scoped if c.kind != 'correct']}".encode())
+        bases[room] = h.hexdigest()
+        base, names = named.get(room, ("", None))
+        digests[room] = _digest_with(
+            bases[room], scoped, room, names if base == bases[room] else None
+        )
+    return digests, by_room, membership, bases
+
+
+def _digest_with(
+    base: str, scoped: list[Correction], room: str, names: frozenset[str] | None
+) -> str:
+    """A room's digest: its base and the corrections that can change it."""
+    ids = [c.id for c in reach(scoped, room, names)]
+    return hashlib.blake2b(f"{base}|corrections:{ids}".encode(), digest_size=16).hexdigest()
 
 
 def derive(
@@ -147,7 +166,7 @@ def _derive_rooms(
     want_main: bool,
     force_main: bool = False,
 ) -> tuple[DeriveReport, MainJob | None]:
-    digests, by_room, membership = plan(ledger, settings)
+    digests, by_room, membership, bases = plan(ledger, settings)
     record = graph_rooms.recorded(ledger)
     stale = sorted(r for r in digests if force or _digest(record, r) != digests[r])
     gone = sorted(r for r in record.keys() | set(store.rooms()) if r not in digests and r != MAIN)
@@ -161,17 +180,21 @@ def _derive_rooms(
 
     for room in stale:
         alone = single(room)
-        rows = derive_room(
-            RoomInput(
-                room=room,
-                digest=digests[room],
-                mentions=ledger.mentions(s["id"] for s in by_room[room]),
-                single=alone,
-                org=orgs.get(room) if room != UNFILED else None,
-                settings=settings,
-                corrections=in_scope(corrections, room),
-            )
+        scoped = in_scope(corrections, room)
+        inp = RoomInput(
+            room=room,
+            digest=digests[room],
+            mentions=ledger.mentions(s["id"] for s in by_room[room]),
+            single=alone,
+            org=orgs.get(room) if room != UNFILED else None,
+            settings=settings,
+            corrections=scoped,
         )
+        rows = derive_room(inp)
+        # the names this derive found decide which corrections count here from now on
+        names = frozenset(n for n in inp.named if n.split(":", 1)[0] in ENTITY_KINDS)
+        graph_rooms.keep_names(ledger, room, bases[room], names)
+        rows.digest = digests[room] = _digest_with(bases[room], scoped, room, names)
         record_rows(ledger, rows, write_rows(store, rows, written))
         inputs[room] = main_input(rows, alone)
         store.keep_input(inputs[room])  # beside the room's file, for the next process
