@@ -19,8 +19,26 @@ Fixtures to reuse (they keep the suite fast: please use them rather than buildin
   memory eval's `score` runs once per world and settings. Both are patched in for the whole
   session, so `vyre eval memory` and the ask and recall scorers share them too.
 
+  Builds are keyed by what a build reads (world.json, the transcripts and their real folder),
+  scores by every file: a world that differs only in its gold (world.json and gold.json
+  copied, `transcripts` a link to the world's own, as test_eval_gate's `world_copy`) shares
+  the build and is scored afresh.
+
 Tests that need a different world build it from `tests/transcript.py` (small, fast), or call
 `vyre.evaluate.memory.build` on a folder of their own.
+
+What costs the suite most is a new interpreter (importing vyre costs ~0.5-0.8 s of CPU) and a
+graph file written (~0.1 s each, every room a derive touches). So:
+- Run the CLI in process (`CliRunner().invoke(cli, ...)`, with `at_terminal` for the owner's
+  commands) unless starting a process is what the test checks; each surface keeps a few
+  tests through a real process (a pty for the owner in test_cli_owner and test_corrections,
+  test_cli_fast compares both ways, test_daemon runs CLIs at once).
+- Send hook events with `tests/hook_calls.hook_here` (the hook's entry in process) unless the
+  command Claude Code runs is the point (`run_hook`: test_hooks, the real-hook loop in
+  test_learn_loop, the lessons eval).
+- A daemon costs ~1 s of CPU to start: share `world_daemon`, or a module's own (test_daemon's
+  `shared`), unless the test stops, kills or counts it.
+- `point_homes_at(monkeypatch, base)` points HOME, VYRE_HOME and CLAUDE_CONFIG_DIR at `base`.
 
 The suite runs in parallel (`make test`: `-n auto --dist loadscope`): a test may rely on
 nothing another test did, and uses its own home, ports from the OS and temp paths under
@@ -58,18 +76,23 @@ RAM_DISK, RAM_DISK_ROOM = Path("/dev/shm"), 2 << 30
 # module on one worker (--dist loadscope) and hands them out in this order: a slow module
 # handed out last would run on alone while the other workers sit idle.
 SLOWEST_FIRST = (
-    "test_corrections",
-    "test_eval_gate",
     "test_learn_eval",
-    "test_cli_owner",
+    "test_eval_gate",
+    "test_corrections_properties",
+    "test_learn_eval_heldout",
     "test_reliability",
     "test_daemon",
-    "test_cli",
-    "test_cli_fast",
-    "test_recall_eval",
-    "test_graph_health",
     "test_deck_browser",
+    "test_graph_health",
+    "test_rooms",
+    "test_corrections",
+    "test_recall_eval",
+    "test_ingest",
+    "test_cli",
+    "test_mcp",
+    "test_cli_owner",
     "test_ask",
+    "test_cli_fast",
 )
 
 

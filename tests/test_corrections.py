@@ -9,8 +9,6 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from tests.transcript import session
@@ -24,8 +22,8 @@ NOW = parse_time("2026-10-01T12:00:00Z")
 OWNER = "local"
 
 
-@pytest.fixture
-def world(tmp_path):
+def two_rooms(tmp_path):
+    """Harlow and Bramble, a Dana Reyes in each, Marcus Bell and Helen Quist: (memory, root)."""
     root = tmp_path / "projects"
     memory = Memory()
     memory.project_add("harlow", "Harlow", ["/w/harlow"], "Harlow Legal", caller="local")
@@ -49,6 +47,11 @@ def world(tmp_path):
     memory.ingest(root)
     yield memory, root
     memory.close()
+
+
+@pytest.fixture
+def world(tmp_path):
+    yield from two_rooms(tmp_path)
 
 
 def held(memory: Memory, room: str, *, closed=False) -> dict[tuple, object]:
@@ -347,52 +350,6 @@ def test_merge_joins_two_names_and_suggest_merges_finds_them_first(tmp_path):
     memory.close()
 
 
-# -- property: any sequence of decisions, all undone, restores the graph -----------------------
-
-OPS = st.lists(
-    st.sampled_from(
-        [
-            ("correct", ("Marcus Bell", "works_at", "Harlow Legal"), "wrong", None),
-            ("correct", ("Marcus Bell", "works_at", "Harlow Legal"), "ended", None),
-            ("correct", ("Dana Reyes", "has_title", "office manager"), "replace", "director"),
-            ("correct", ("Helen Quist", "works_at", "Bramble Dental"), "confirm", None),
-            ("correct", ("Helen Quist", "has_title", "chief of staff"), "add", None),
-            ("correct", ("Dana Reyes", "is", "person"), "wrong", None),
-            ("merge", "Dana Reyes", "Marcus Bell", None),
-            ("merge", "Helen Quist", "Marcus Bell", None),
-            ("split", "Dana Reyes", "bramble", None),
-            ("split", "Dana Reyes", None, None),
-        ]
-    ),
-    min_size=1,
-    max_size=6,
-)
-
-
-@settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(ops=OPS)
-def test_any_sequence_of_decisions_then_undo_of_all_restores_the_graph(world, ops):
-    memory, _ = world
-    before = memory.store.dump()
-    done = []
-    for kind, a, b, value in ops:
-        try:
-            if kind == "correct":
-                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
-            elif kind == "merge":
-                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
-            else:
-                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
-        except CorrectionError:
-            continue  # an earlier decision took the fact away: nothing recorded
-        done.append(row.id)
-    for cid in reversed(done):
-        memory.uncorrect(cid, caller=OWNER, now=NOW)
-    assert memory.store.dump() == before
-
-
 # -- a correction derives again only the rooms that name what it corrects -----------------------
 
 
@@ -428,47 +385,3 @@ def test_a_room_whose_names_are_not_kept_counts_every_correction(world):
         ("Helen Quist", "works_at", "Bramble Dental"), "confirm", caller=OWNER, now=NOW
     )
     assert helen.derived.rooms == ["bramble"]
-
-
-SESSIONS = st.sampled_from(
-    [
-        ("/w/bramble", "Marcus Bell from Harlow Legal called about the booking."),
-        ("/w/harlow", "Helen Quist, the clinical lead at Bramble Dental, wrote in."),
-        ("/w/harlow", "Dana Reyes signs the directory off."),
-        ("/w/bramble", "Jo Park from Fennel Cycles has the director title."),
-    ]
-)
-
-
-@settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(ops=OPS, sessions=st.lists(SESSIONS, max_size=2), data=st.data())
-def test_rooms_left_alone_by_a_correction_hold_what_a_derive_of_everything_writes(
-    world, ops, sessions, data
-):
-    """Any decisions, and new sessions between them, leave the graph a derive of every room
-    from the ledger writes: no room a correction was judged not to reach needed it."""
-    memory, root = world
-    done = []
-    for i, (kind, a, b, value) in enumerate(ops):
-        if sessions and data.draw(st.booleans()):
-            cwd, text = sessions.pop()
-            n = memory.ledger.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
-            session(root, cwd, f"p{n}", f"2026-09-{10 + i:02d}T10:00:00Z", text)
-            memory.ingest(root)
-        try:
-            if kind == "correct":
-                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
-            elif kind == "merge":
-                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
-            else:
-                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
-        except CorrectionError:
-            continue
-        done.append(row.id)
-    kept = memory.store.dump()
-    memory.derive(force=True)
-    assert memory.store.dump() == kept
-    for cid in reversed(done):
-        memory.uncorrect(cid, caller=OWNER, now=NOW)

@@ -1,0 +1,107 @@
+"""Properties of the user's decisions on test_corrections' two-room world, in a module of their
+own so the suite runs them beside the rest (each example derives several times)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.test_corrections import NOW, OWNER, two_rooms
+from tests.transcript import session
+from vyre.errors import CorrectionError
+
+
+@pytest.fixture
+def world(tmp_path):
+    yield from two_rooms(tmp_path)
+
+
+# -- property: any sequence of decisions, all undone, restores the graph -----------------------
+
+OPS = st.lists(
+    st.sampled_from(
+        [
+            ("correct", ("Marcus Bell", "works_at", "Harlow Legal"), "wrong", None),
+            ("correct", ("Marcus Bell", "works_at", "Harlow Legal"), "ended", None),
+            ("correct", ("Dana Reyes", "has_title", "office manager"), "replace", "director"),
+            ("correct", ("Helen Quist", "works_at", "Bramble Dental"), "confirm", None),
+            ("correct", ("Helen Quist", "has_title", "chief of staff"), "add", None),
+            ("correct", ("Dana Reyes", "is", "person"), "wrong", None),
+            ("merge", "Dana Reyes", "Marcus Bell", None),
+            ("merge", "Helen Quist", "Marcus Bell", None),
+            ("split", "Dana Reyes", "bramble", None),
+            ("split", "Dana Reyes", None, None),
+        ]
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=OPS)
+def test_any_sequence_of_decisions_then_undo_of_all_restores_the_graph(world, ops):
+    memory, _ = world
+    before = memory.store.dump()
+    done = []
+    for kind, a, b, value in ops:
+        try:
+            if kind == "correct":
+                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
+            elif kind == "merge":
+                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
+            else:
+                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
+        except CorrectionError:
+            continue  # an earlier decision took the fact away: nothing recorded
+        done.append(row.id)
+    for cid in reversed(done):
+        memory.uncorrect(cid, caller=OWNER, now=NOW)
+    assert memory.store.dump() == before
+
+
+SESSIONS = st.sampled_from(
+    [
+        ("/w/bramble", "Marcus Bell from Harlow Legal called about the booking."),
+        ("/w/harlow", "Helen Quist, the clinical lead at Bramble Dental, wrote in."),
+        ("/w/harlow", "Dana Reyes signs the directory off."),
+        ("/w/bramble", "Jo Park from Fennel Cycles has the director title."),
+    ]
+)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=OPS, sessions=st.lists(SESSIONS, max_size=2), data=st.data())
+def test_rooms_left_alone_by_a_correction_hold_what_a_derive_of_everything_writes(
+    world, ops, sessions, data
+):
+    """Any decisions, and new sessions between them, leave the graph a derive of every room
+    from the ledger writes: no room a correction was judged not to reach needed it."""
+    memory, root = world
+    done = []
+    for i, (kind, a, b, value) in enumerate(ops):
+        if sessions and data.draw(st.booleans()):
+            cwd, text = sessions.pop()
+            n = memory.ledger.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            session(root, cwd, f"p{n}", f"2026-09-{10 + i:02d}T10:00:00Z", text)
+            memory.ingest(root)
+        try:
+            if kind == "correct":
+                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
+            elif kind == "merge":
+                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
+            else:
+                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
+        except CorrectionError:
+            continue
+        done.append(row.id)
+    kept = memory.store.dump()
+    memory.derive(force=True)
+    assert memory.store.dump() == kept
+    for cid in reversed(done):
+        memory.uncorrect(cid, caller=OWNER, now=NOW)
