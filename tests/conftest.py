@@ -15,9 +15,10 @@ Fixtures to reuse (they keep the suite fast: please use them rather than buildin
   commands (corrections, project changes) run; without it they are refused, as in a script.
 
 - `built_homes` (`BuiltHomes`): every home `vyre.evaluate.memory.build` makes is built once
-  per session (per worker under xdist) and copied after that, keyed by what built it; the
-  memory eval's `score` runs once per world and settings. Both are patched in for the whole
-  session, so `vyre eval memory` and the ask and recall scorers share them too.
+  per run (by the first xdist worker to need it, under a lock) and copied after that, keyed
+  by what built it; the memory eval's `score` runs once per world and settings (per worker).
+  Both are patched in for the whole session, so `vyre eval memory` and the ask and recall
+  scorers share them too.
 
   Builds are keyed by what a build reads (world.json, the transcripts and their real folder),
   scores by every file: a world that differs only in its gold (world.json and gold.json
@@ -50,7 +51,9 @@ failure under CI=true (CI always has it).
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import fcntl
 import functools
 import hashlib
 import json
@@ -129,6 +132,25 @@ def require_shared(path: Path) -> Path:
     return path
 
 
+def shared_by_workers(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder of this run that every xdist worker shares (the run's own without xdist)."""
+    base = factory.getbasetemp()
+    path = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Held by one process of the run at a time (released if it dies)."""
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def point_homes_at(mp: pytest.MonkeyPatch, base: Path) -> None:
     home = base / "user"
     home.mkdir(parents=True, exist_ok=True)
@@ -149,9 +171,9 @@ def _session_homes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Session and module fixtures run before `isolated`: they get throwaway homes too."""
     with pytest.MonkeyPatch.context() as mp:
         point_homes_at(mp, tmp_path_factory.mktemp("session"))
-        # one gazetteer cache for every home and every process the suite starts (each would
-        # otherwise scan 22 MB of names again, ~1 s of CPU per daemon or CLI run)
-        mp.setenv("VYRE_CACHE", str(tmp_path_factory.mktemp("cache")))
+        # one gazetteer cache for every home, worker and process the suite starts (each would
+        # otherwise scan 22 MB of names again, ~1 s of CPU; cache files are renamed in whole)
+        mp.setenv("VYRE_CACHE", str(shared_by_workers(tmp_path_factory, "cache")))
         yield
 
 
@@ -178,7 +200,8 @@ def copy_home(template: Path, target: Path) -> Path:
 
 
 class BuiltHomes:
-    """Homes built by `vyre.evaluate.memory.build` once per session, keyed by what built them
+    """Homes built by `vyre.evaluate.memory.build` once per run (by the first xdist worker that
+    needs one; the others wait for it and copy it), keyed by what built them
     (the world's folder and the bytes of its files, the graph engine, the settings in force);
     every later build of the same is a copy of the first (~50 ms where a build is ~1.7 s).
     The session patches it in for `build`, so the eval scorers (`score`, `vyre eval ...`,
@@ -194,8 +217,12 @@ class BuiltHomes:
         """The home built once from `world`; never write there (copy it)."""
         key = self._key(world, engine, built_from_only=True)
         if key not in self._homes:
-            home = self.root / key[:16] / "vyre"
-            self._build(world, home, engine).close()
+            home, done = self.root / key[:16] / "vyre", self.root / f"{key[:16]}.built"
+            with locked(self.root / f"{key[:16]}.lock"):  # the first worker builds it
+                if not done.exists():
+                    shutil.rmtree(home, ignore_errors=True)  # what a worker that died left
+                    self._build(world, home, engine).close()
+                    done.touch()
             self._homes[key] = home
         return self._homes[key]
 
@@ -254,7 +281,7 @@ def built_homes(
 ) -> Iterator[BuiltHomes]:
     from vyre.evaluate import ask, memory
 
-    built = BuiltHomes(tmp_path_factory.mktemp("built"))
+    built = BuiltHomes(shared_by_workers(tmp_path_factory, "built"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(memory, "build", built.build)
         mp.setattr(ask, "build", built.build)
