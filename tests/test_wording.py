@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.transcript import Transcript
@@ -51,6 +51,7 @@ def test_clip_around_keeps_the_span_and_marks_both_cuts():
 
 
 @given(WORDS, st.integers(8, 80))
+@example(["a", "aaa", "aaaaaa", "a"], 12)  # the last space at exactly half the room
 def test_clip_never_cuts_a_word_that_could_fit(words, most):
     text = " ".join(words)
     short = clip(text, most)

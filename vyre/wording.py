@@ -62,7 +62,8 @@ def pieces(quote: str) -> list[str]:
 def _cut_end(text: str, most: int) -> str:
     head = text[: most + 1]  # one more: a space just after the room means the word fits
     space = head.rfind(" ")
-    cut = head[:space] if space > most // 2 else text[:most]
+    # a space at half the room or later: the word after it is short enough to drop whole
+    cut = head[:space] if space >= most // 2 and space > 0 else text[:most]
     return cut.rstrip(_TRAILING)
 
 
