@@ -60,6 +60,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -120,6 +121,17 @@ _temp_on_a_ram_disk()
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: else as found
+
+
+def wait_for(check: Callable[[], object], timeout: float = 30.0, every: float = 0.02) -> object:
+    """`check()`'s first true value, polled every `every` s; an AssertionError after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("timed out waiting")
 
 
 def require_shared(path: Path) -> Path:

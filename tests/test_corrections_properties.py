@@ -39,6 +39,18 @@ OPS = st.lists(
 )
 
 
+def _decide(memory, kind, a, b, value):
+    """One owner decision; None when an earlier one took the fact away (nothing recorded)."""
+    try:
+        if kind == "correct":
+            return memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction.id
+        if kind == "merge":
+            return memory.merge(a, b, caller=OWNER, now=NOW).correction.id
+        return memory.split(a, room=b, caller=OWNER, now=NOW).correction.id
+    except CorrectionError:
+        return None
+
+
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -48,16 +60,9 @@ def test_any_sequence_of_decisions_then_undo_of_all_restores_the_graph(world, op
     before = memory.store.dump()
     done = []
     for kind, a, b, value in ops:
-        try:
-            if kind == "correct":
-                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
-            elif kind == "merge":
-                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
-            else:
-                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
-        except CorrectionError:
-            continue  # an earlier decision took the fact away: nothing recorded
-        done.append(row.id)
+        cid = _decide(memory, kind, a, b, value)
+        if cid is not None:
+            done.append(cid)
     for cid in reversed(done):
         memory.uncorrect(cid, caller=OWNER, now=NOW)
     assert memory.store.dump() == before
@@ -90,16 +95,9 @@ def test_rooms_left_alone_by_a_correction_hold_what_a_derive_of_everything_write
             n = memory.ledger.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
             session(root, cwd, f"p{n}", f"2026-09-{10 + i:02d}T10:00:00Z", text)
             memory.ingest(root)
-        try:
-            if kind == "correct":
-                row = memory.correct(a, b, value=value, caller=OWNER, now=NOW).correction
-            elif kind == "merge":
-                row = memory.merge(a, b, caller=OWNER, now=NOW).correction
-            else:
-                row = memory.split(a, room=b, caller=OWNER, now=NOW).correction
-        except CorrectionError:
-            continue
-        done.append(row.id)
+        cid = _decide(memory, kind, a, b, value)
+        if cid is not None:
+            done.append(cid)
     kept = memory.store.dump()
     memory.derive(force=True)
     assert memory.store.dump() == kept

@@ -10,13 +10,12 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import ROOT, point_homes_at
+from tests.conftest import ROOT, point_homes_at, wait_for
 from tests.transcript import Transcript
 from vyre.api import Memory
 from vyre.cli.main import cli
@@ -284,13 +283,3 @@ def _turns(home: Path) -> int:
         return db.execute("SELECT count(*) FROM turns").fetchone()[0]
     except sqlite3.Error:
         return 0
-
-
-def wait_for(check, timeout: float = 20.0, every: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("timed out waiting")

@@ -12,12 +12,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, wait_for
 from tests.transcript import Transcript
 from vyre.api import Memory
 from vyre.daemon import process
@@ -151,16 +150,6 @@ def _clean_dump(root: Path, home: Path) -> list[tuple]:
     with Memory(home) as memory:
         memory.ingest(root)
         return memory.store.dump()
-
-
-def wait_for(check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting")
 
 
 def test_hooks_writes_status_and_served_reads_go_on_while_the_writer_holds_its_lock(

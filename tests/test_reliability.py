@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import CORPUS, require_shared
+from tests.conftest import CORPUS, require_shared, wait_for
 from tests.mutations import (
     CLASSES,
     SOURCES,
@@ -200,16 +200,6 @@ def daemon_in_thread(home: Path, root: Path, poll: float = 0.05):
     finally:
         daemon.stop.set()
         thread.join(20)
-
-
-def wait_for(check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting")
 
 
 def _stored(home: Path, session: str) -> list[int]:
