@@ -70,6 +70,9 @@ class Identities:
         self._splits = set(splits)
         self._room = room
         self._labels: dict[str, Counter] = defaultdict(Counter)
+        # answers are fixed once built: a room asks the same few labels thousands of times
+        self._resolved: dict[tuple[str, str], str | None] = {}
+        self._label_of: dict[str, str] = {}
         self._uf = _UnionFind()
         persons: set[str] = set()
         orgs: Counter = Counter()
@@ -159,8 +162,14 @@ class Identities:
 
     def resolve(self, label: str, kind: str) -> str | None:
         """The entity id a label names in this room, or None (an unresolved short form)."""
+        key = (label, kind)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            pass
         eid = self._resolve(label, kind)
-        return self.canon(eid) if eid else None
+        out = self._resolved[key] = self.canon(eid) if eid else None
+        return out
 
     def canon(self, eid: str) -> str:
         """An id after the user's merges and splits."""
@@ -197,21 +206,30 @@ class Identities:
             return entity_id(kind, label)
         return None
 
-    def note_label(self, eid: str, label: str, kind: str) -> None:
-        """Count a spelling for an entity; short forms never become the label."""
+    def note_label(self, eid: str, label: str, kind: str, times: int = 1) -> None:
+        """Count a spelling for an entity (said `times` times); short forms never become the
+        label."""
         if kind == "person" and len(label.split()) < 2 and eid != entity_id("person", label):
             return
         if kind == "repo" and "/" not in label and eid != entity_id("repo", label):
             return
         if kind == "org" and org_key(label) in self._org_alias:
             return
-        self._labels[eid][label] += 1
+        self._labels[eid][label] += times
+        self._label_of.pop(eid, None)
 
     def label(self, eid: str, fallback: str) -> str:
         """The room's spelling: the most said; ties go to the plainest, then alphabetical."""
+        held = self._label_of.get(eid)
+        if held is not None:
+            return held
         counts = self._labels.get(eid)
         if not counts:
             return fallback
+        self._label_of[eid] = held = self._spelling(eid, counts)
+        return held
+
+    def _spelling(self, eid: str, counts: Counter) -> str:
         if eid.startswith("org:"):
             taught = [s for s in counts if org_key(s) in self._taught and s in self._taught_labels]
             if taught:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from vyre.extract import gazetteer
 from vyre.extract.lexicon import ORG_NOISE
@@ -20,6 +21,12 @@ def fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+# Keys are pure functions of a spelling, and a room asks for the same few spellings thousands
+# of times in one derive: remembered, within a bound.
+KEY_CACHE = 1 << 14
+
+
+@lru_cache(maxsize=KEY_CACHE)
 def person_key(label: str) -> str:
     """`Dana M. Reyes` and `Dana Reyes` share a key: middle initials do not tell people apart."""
     words = label.split()
@@ -32,6 +39,7 @@ def person_key(label: str) -> str:
     return fold(" ".join(words))
 
 
+@lru_cache(maxsize=KEY_CACHE)
 def org_key(label: str) -> str:
     """One key for every spelling of an org: case, accents, punctuation and the legal form
     drop out ("Marlow Haulage Ltd" and "Marlow Haulage" are one org)."""

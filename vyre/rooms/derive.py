@@ -15,9 +15,12 @@ What must stay true (ADR 0007 §1-§3):
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+from bisect import bisect_right
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import cache
+from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
@@ -98,23 +101,17 @@ RULE_CONFIDENCE = {
 FUNCTIONAL = ("works_at", "has_title")
 
 
-@dataclass(frozen=True)
-class Ev:
+class Ev(NamedTuple):
     ts: datetime | None  # None: the turn had no readable time
     session: str
     seq: int
     rule: str
     quote: str
 
-    def __lt__(self, other: Ev) -> bool:
-        """Oldest first; a turn with no time sorts before every dated one (never a TypeError)."""
-        return (self.ts or datetime.min, self.session, self.seq, self.rule, self.quote) < (
-            other.ts or datetime.min,
-            other.session,
-            other.seq,
-            other.rule,
-            other.quote,
-        )
+
+def _ev_order(e: Ev) -> tuple:
+    """Oldest first; a turn with no time sorts before every dated one (never a TypeError)."""
+    return (e.ts or datetime.min, e.session, e.seq, e.rule, e.quote)
 
 
 @dataclass
@@ -126,19 +123,28 @@ class Claim:
     object_kind: str
     evidence: list[Ev] = field(default_factory=list)
 
+    _span: tuple[datetime | None, datetime | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
     @property
     def sessions(self) -> set[str]:
         return {e.session for e in self.evidence}
 
     @property
     def first(self) -> datetime | None:
-        times = [e.ts for e in self.evidence if e.ts]
-        return min(times) if times else None
+        return (self._span or self._spanned())[0]
 
     @property
     def last(self) -> datetime | None:
+        return (self._span or self._spanned())[1]
+
+    def _spanned(self) -> tuple[datetime | None, datetime | None]:
+        """First and last time said, worked out once: read only when the evidence is whole
+        (after `_claims`)."""
         times = [e.ts for e in self.evidence if e.ts]
-        return max(times) if times else None
+        self._span = (min(times), max(times)) if times else (None, None)
+        return self._span
 
 
 @dataclass
@@ -238,23 +244,29 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
     resolved = [r for r in resolved if r[0][4] != "repo" or r[1] in strong_repos]
     resolved = _fold_choices(resolved)
     claims: dict[tuple, Claim] = {}
+    spellings: Counter[tuple[str, str, str]] = Counter()  # (id, label, kind) -> times said
+    times: dict[str, datetime] = {}  # a turn's mentions share its time
+    single = inp.single
     for m, sid, oid, okind in resolved:
         session, seq, rule, subj, skind, rel, obj, _, quote, ts = m
-        if session not in inp.single:
-            ends = [(sid, skind), (oid, okind)]
+        if session not in single:
             if skind not in ENTITY_KINDS or rel == "git_remote":
                 continue
-            if any(k in ENTITY_KINDS and e not in anchored for e, k in ends):
+            if (sid not in anchored) or (okind in ENTITY_KINDS and oid not in anchored):
                 continue
-        ident.note_label(sid, subj, skind)
+        spellings[(sid, subj, skind)] += 1
         if rel not in ("is", "git_remote"):
-            ident.note_label(oid, obj, okind)
+            spellings[(oid, obj, okind)] += 1
         key = (sid, rel, oid)
         claim = claims.get(key)
         if claim is None:
             claim = claims[key] = Claim(sid, skind, rel, oid, okind)
-        when = datetime.fromisoformat(ts) if ts else None
+        when = times.get(ts) if ts else None
+        if ts and when is None:
+            when = times[ts] = datetime.fromisoformat(ts)
         claim.evidence.append(Ev(when, session, seq, rule, quote))
+    for (eid, label, kind), n in spellings.items():
+        ident.note_label(eid, label, kind, n)
     return claims
 
 
@@ -317,12 +329,14 @@ def _deadlines(claims: list[Claim], out: _Writer) -> None:
         per_subject[c.subject].append(c)
     for _, cands in sorted(per_subject.items()):
         cands.sort(key=lambda c: (c.first or datetime.min, c.object))
+        starts = [c.first or datetime.min for c in cands]
         for i, c in enumerate(cands):
             due = date.fromisoformat(c.object.removeprefix("date:"))
             closes = datetime.combine(due, datetime.min.time()) + DEADLINE_GRACE
-            later = [n.first for n in cands[i + 1 :] if n.first and c.last and n.first > c.last]
-            if later:
-                closes = min(closes, later[0])
+            if c.last:  # the first later date said after this one's last mention closes it
+                later = bisect_right(starts, c.last, lo=i + 1)
+                if later < len(cands):
+                    closes = min(closes, starts[later])
             out.fact(c, valid_to=closes, status="")
 
 
@@ -476,13 +490,11 @@ def _mentioned_in(claims: dict, out: _Writer) -> None:
         kinds[c.subject] = c.subject_kind
         for e in c.evidence:
             key = (c.subject, e.session)
-            if key not in firsts or e < firsts[key]:
+            held = firsts.get(key)
+            if held is None or _ev_order(e) < _ev_order(held):
                 firsts[key] = e
     for (eid, session), ev in sorted(firsts.items()):
-        out.fact(
-            Claim(eid, kinds[eid], "mentioned_in", f"session:{session}", "session", [ev]),
-            object_label=session,
-        )
+        out.mentioned(eid, kinds[eid], session, ev)
 
 
 def _as(e: Ev, rule: str) -> Ev:
@@ -496,13 +508,46 @@ class _Writer:
     def __init__(self, room: str, ident: Identities, rows: RoomRows):
         self.room, self.ident, self.rows = room, ident, rows
         self._done: set[str] = set()
-        self._claims: dict[str, Claim] = {}
+        self._evidence: dict[str, list[Ev]] = {}  # fact id -> what said it
 
     def said_after(self, fid: str, at: datetime) -> datetime | None:
         """The first time a fact was said after `at` (a correction's end), if ever."""
-        claim = self._claims.get(fid)
-        later = [e.ts for e in claim.evidence if e.ts and e.ts > at] if claim else []
+        later = [e.ts for e in self._evidence.get(fid, ()) if e.ts and e.ts > at]
         return min(later) if later else None
+
+    def mentioned(self, eid: str, kind: str, session: str, ev: Ev) -> None:
+        """`eid mentioned_in session`, said by one turn: what `fact` writes for it, without
+        the votes and sorts a fact of many turns needs (a room has one per entity and session)."""
+        obj = f"session:{session}"
+        fid = fact_id(self.room, eid, "mentioned_in", obj)
+        if fid in self._done:
+            return
+        self._done.add(fid)
+        self._evidence[fid] = [ev]
+        self.rows.facts.append(
+            FactRow(
+                id=fid,
+                room=self.room,
+                subject=eid,
+                subject_kind=kind,
+                subject_label=self._label(eid, kind),
+                rel="mentioned_in",
+                object=obj,
+                object_kind="session",
+                object_label=session,
+                confidence=_one_session(ev.rule),
+                source="extracted",
+                valid_from=ev.ts,
+                valid_to=None,
+                seen=ev.ts,
+                sessions=1,
+                rules=ev.rule,
+                status="",
+            )
+        )
+        self.rows.evidence.append(
+            EvidenceRow(fid, self.room, eid, session, ev.seq, ev.ts, ev.rule, ev.quote)
+        )
 
     def fact(
         self,
@@ -516,8 +561,8 @@ class _Writer:
         if fid in self._done:
             return
         self._done.add(fid)
-        self._claims[fid] = c
-        evidence = sorted(set(c.evidence))
+        self._evidence[fid] = c.evidence
+        evidence = sorted(set(c.evidence), key=_ev_order) if len(c.evidence) > 1 else c.evidence
         best: dict[str, float] = {}
         for e in evidence:
             best[e.session] = max(best.get(e.session, 0.0), RULE_CONFIDENCE.get(e.rule, 0.6))
@@ -590,6 +635,14 @@ class _Writer:
             return "owner"
         fallback = eid.split(":", 1)[-1]
         return self.ident.label(eid, fallback)
+
+
+@cache
+def _one_session(rule: str) -> float:
+    """A fact's confidence when one session said it, by one rule (as `_Writer.fact` adds it)."""
+    doubt = 1.0
+    doubt *= 1.0 - RULE_CONFIDENCE.get(rule, 0.6)
+    return round(min(0.99, 1.0 - doubt), 4)
 
 
 def _keep(evidence: list[Ev]) -> list[Ev]:
