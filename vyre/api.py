@@ -61,6 +61,7 @@ from vyre.rooms.names import MAIN, UNFILED
 if TYPE_CHECKING:  # asking and learning load when first used: most commands do neither
     from vyre.ask.reply import AskReply
     from vyre.learn.service import Learn
+    from vyre.rooms.pipeline import HeldMentions, Planner
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,6 +139,8 @@ class Memory:
         self.main_later = False
         self.main_stale = False
         self.derives = 0  # derives run (the daemon asks whether a call derived)
+        self._planner: Planner | None = None  # the rooms' plan, kept from derive to derive
+        self._held: HeldMentions | None = None  # the owner's: recent rooms' mention rows
 
     def _open_ledger(self) -> Ledger:
         return Ledger(self.home / "vyre.db")
@@ -272,6 +275,7 @@ class Memory:
                 paths=[Path(p) for p in paths] if paths is not None else None,
             )
             personal.index(self.ledger)  # the person's own facts, found once per new turn
+            self.planner.touched(report.sessions)
             return Ingested(report=report, derived=self.derive(main=main))
 
     def derive(self, *, force: bool = False, main: bool = True) -> DeriveReport:
@@ -283,12 +287,38 @@ class Memory:
         written = self._reader.publish if self._reader is not None else None
         main = main and not self.main_later
         report = derive(
-            self.ledger, self.store, config.settings(), force=force, main=main, written=written
+            self.ledger,
+            self.store,
+            config.settings(),
+            force=force,
+            main=main,
+            written=written,
+            planner=self.planner,
+            mentions=self.held_mentions,
         )
         self.main_stale = report.main_stale
         self.derives += 1
         self.last_derive_seconds = time.perf_counter() - started
         return report
+
+    @property
+    def planner(self) -> Planner:
+        """Which rooms are stale, kept up to date from what changed (`vyre.rooms.pipeline`)."""
+        if self._planner is None:
+            from vyre.rooms.pipeline import Planner
+
+            self._planner = Planner()
+        return self._planner
+
+    @property
+    def held_mentions(self) -> HeldMentions | None:
+        """The mentions of the rooms derived last, for the owner (a daemon derives the same
+        room again and again); None elsewhere (a one-off derive reads each room once)."""
+        if self._held is None and self._owner:
+            from vyre.rooms.pipeline import HeldMentions
+
+            self._held = HeldMentions()
+        return self._held
 
     def _rules_current(self) -> None:
         """Stored mentions were found by older rules: find them again from the turns."""
@@ -684,19 +714,21 @@ def load_views(memory: Memory) -> None:
                 reader.publish(rows)
 
 
-def reading(owner: Memory) -> Memory:
+def reading(owner: Memory, before_main: Callable[[], None] | None = None) -> Memory:
     """`owner` for readers in other threads (the daemon's socket): the same views, a ledger
     connection of its own that only reads, and no graph writes. A read then never waits for
-    a derive, and never sees one half done. One thread at a time per reading memory."""
-    return _ReadOnlyMemory(owner)
+    a derive, and never sees one half done. One thread at a time per reading memory.
+    `before_main` is called before each read of the main graph (the daemon waits there for
+    a main graph a reply promised)."""
+    return _ReadOnlyMemory(owner, before_main)
 
 
 class _ReadOnlyMemory(Memory):
     """`reading(owner)`: reads only, beside the owner that writes."""
 
-    def __init__(self, owner: Memory) -> None:
+    def __init__(self, owner: Memory, before_main: Callable[[], None] | None = None) -> None:
         super().__init__(owner.home, engine=owner._engine, owner=True)
-        self._reader = owner.reader.sharing(self._controls)
+        self._reader = owner.reader.sharing(self._controls, before_main)
 
     def _open_ledger(self) -> Ledger:
         return Ledger.read_only(self.home / "vyre.db")

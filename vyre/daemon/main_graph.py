@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from vyre import config
 from vyre.api import Memory
+from vyre.graph import RoomRows
 from vyre.rooms.pipeline import main_job, record_rows, write_rows
 
 
@@ -49,6 +50,12 @@ class MainGraph:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.runs = 0  # main graphs written
+        # how many derives of the memory the main graph that readers are served covers, and
+        # whether the last run failed: a read of the main graph owed a change waits on these
+        self._covered = 0
+        self._failed_run = False
+        self._served = threading.Condition()
+        self._force = False  # `vyre derive --all` asked the background run for a new one
         self.last_seconds = 0.0  # how long the last one took, off the writer's lock and on it
         self.held_seconds = 0.0  # of which the writer's lock was held
 
@@ -59,35 +66,70 @@ class MainGraph:
         with self.lock:
             memory = self._memory()
             started = time.perf_counter()
-            with self._writer:
-                job = main_job(
-                    memory.ledger,
-                    memory.store,
-                    config.settings(),
-                    memory.reader.publish,
-                    force=force,
-                )
-                memory.main_stale = False  # the job covers every derive so far
-            held = time.perf_counter() - started
-            if job is None:
-                return False
-            rows = job.rows()
-            stamp = write_rows(memory.store, rows, memory.reader.publish)
-            recording = time.perf_counter()
-            with self._writer:
-                record_rows(memory.ledger, rows, stamp)
-            now = time.perf_counter()
-            self.runs += 1
-            self.last_seconds = now - started
-            self.held_seconds = held + (now - recording)
-            del job, rows
-            trim_heap()
-            return True
+            try:
+                return self._run(memory, started, force)
+            except BaseException:
+                with self._served:
+                    self._failed_run = True
+                    self._served.notify_all()
+                raise
+
+    def _run(self, memory: Memory, started: float, force: bool) -> bool:
+        with self._writer:
+            covers = memory.derives  # the job below covers every derive so far
+            job = main_job(
+                memory.ledger,
+                memory.store,
+                config.settings(),
+                memory.reader.publish,
+                force=force,
+                planner=memory.planner,
+                mentions=memory.held_mentions,
+            )
+            memory.main_stale = False
+        held = time.perf_counter() - started
+        if job is None:
+            self._serve(covers)
+            return False
+        rows = job.rows()
+
+        def publish(rows: RoomRows) -> None:
+            memory.reader.publish(rows)
+            self._serve(covers)
+
+        stamp = write_rows(memory.store, rows, publish)
+        recording = time.perf_counter()
+        with self._writer:
+            record_rows(memory.ledger, rows, stamp)
+        now = time.perf_counter()
+        self.runs += 1
+        self.last_seconds = now - started
+        self.held_seconds = held + (now - recording)
+        del job, rows
+        trim_heap()
+        return True
+
+    def _serve(self, covers: int) -> None:
+        with self._served:
+            self._covered = max(self._covered, covers)
+            self._failed_run = False
+            self._served.notify_all()
+
+    def wait_covering(self, derives: int, timeout: float) -> None:
+        """Until the main graph readers are served covers the first `derives` derives (a reply
+        said they were done), the last run failed, or `timeout` seconds passed."""
+        with self._served:
+            self._served.wait_for(
+                lambda: self._covered >= derives or self._failed_run or self._stop.is_set(),
+                timeout,
+            )
 
     # -- in the background ------------------------------------------------------------------
 
-    def want(self) -> None:
-        """Bring it up to date in the background thread, as soon as it is free."""
+    def want(self, *, force: bool = False) -> None:
+        """Bring it up to date in the background thread, as soon as it is free (`force`: a new
+        one even if it is up to date)."""
+        self._force = self._force or force
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="vyre-main-graph", daemon=True)
             self._thread.start()
@@ -97,6 +139,8 @@ class MainGraph:
         """Let the background derive under way finish (a kill would do no harm either)."""
         self._stop.set()
         self._wanted.set()
+        with self._served:
+            self._served.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -106,8 +150,9 @@ class MainGraph:
             if self._stop.is_set():
                 return
             self._wanted.clear()
+            force, self._force = self._force, False
             try:
-                self.run()
+                self.run(force=force)
             except Exception as exc:  # tried again later, never the end of the daemon
                 self._failed(exc)
 

@@ -14,7 +14,12 @@ What must stay true:
 - New transcript lines are read within a second: changed files are found by size and time,
   read, and only their rooms derived; the main graph follows when the watcher is quiet,
   derived and written beside the writer (`vyre.daemon.main_graph`), so it never holds up
-  the next line. A request that changed memory is answered once the main graph has it too.
+  the next line. A request that changed memory is answered once the rooms it changed are
+  served; a read of the main graph after the reply waits (`MAIN_WAIT_S` at most) for the main
+  graph that has the change, so every read after a reply sees it.
+- A handed `vyre ingest` of the watched root reads the files the kernel's events say changed
+  (and those a failure left to read again), under the same hold of the writer's lock as the
+  watcher's own take-and-read, so no line taken by one is missed by the other's reply.
 - A poll whose ingest fails keeps its files: they are read again at the next polls (with a
   growing pause) until it succeeds, so no line waits for its file to change again. The last
   error is kept as one line for `vyre daemon status`, and in full in `daemon.log`.
@@ -50,6 +55,7 @@ from vyre.hooks import context
 from vyre.interface import operations
 from vyre.learn import hook as learn_hook
 from vyre.ledger import Ledger
+from vyre.models import Ingested
 
 if TYPE_CHECKING:
     from vyre.deck.server import DeckServer
@@ -59,6 +65,7 @@ POLL_S = 0.2  # how often the watcher looks for new lines
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
 HOOK_WAIT_S = 0.25  # the longest a prompt's lesson check waits for the hooks' lane
 RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
+MAIN_WAIT_S = 60.0  # the longest a read of the main graph waits for a change it is owed
 
 # Every MemoryAPI method, with whether it is owner-only and whether it only reads (served
 # beside the writer, without its lock): the Protocol is the one list.
@@ -102,6 +109,9 @@ class Daemon:
         self._main_due: float | None = None  # when the watcher asks for the main graph
         self._main = MainGraph(lambda: self.live, self.lock, self._main_failed)
         self._retry: set[Path] = set()  # files whose ingest failed, to read again
+        self._watcher: Watcher | None = None
+        # derives a reply said were done: a read of the main graph waits until it covers them
+        self._owed = 0
         self._retry_all = False  # the first, whole ingest failed: it is tried again
         self._log = sys.stderr  # daemon.log when started in the background
         self._retry_at = 0.0
@@ -136,13 +146,13 @@ class Daemon:
             _ = self.memory.reader  # made first: every derive from here on publishes to it
             # The watcher looks before the first ingest reads: a line written in between is
             # a change it reports, never one it takes for already read.
-            watcher = Watcher(self.root)
+            watcher = self._watcher = Watcher(self.root)
             if self.root.is_dir():
                 self._ingest(None)  # a failure here is retried by the watcher, not fatal
             with self.lock:
                 load_views(self.memory)  # rooms that were already up to date
             self._main_now()  # served from the start, as the rooms are
-            self.reads = reading(self.memory)
+            self.reads = self._new_reader()
             self._readers.append(self.reads)
             self._serve()
             for sig in (signal.SIGTERM, signal.SIGINT):
@@ -316,7 +326,7 @@ class Daemon:
                     list(args["argv"]),
                     cwd=args["cwd"],
                     now=args.get("now"),
-                    memory=_Beside(reads, self.live, self._writing),
+                    memory=_Beside(reads, self.live, self._writing, self._handed_ingest),
                 )
         if op == "enrich":
             with self._reading() as reads:
@@ -348,8 +358,8 @@ class Daemon:
             args["caller"] = caller  # the caller's own name, never what args claim
         else:
             args.pop("caller", None)
-        if op == "ingest" and args.get("root") is None:
-            args["root"] = str(self.root)
+        if op == "ingest":
+            return self._handed_ingest(args.get("root"))
         if OPERATIONS[op].read_only:
             with self._reading() as reads:
                 return getattr(reads, op)(**args)
@@ -358,15 +368,38 @@ class Daemon:
 
     @contextlib.contextmanager
     def _writing(self, *, force_main: bool = False) -> Iterator[None]:
-        """The writer's lock for a request that may change memory; on the way out, when the
-        request derived rooms, the main graph brought up to date beside the writer, so the
-        reply (and the next read) reflects the change everywhere."""
+        """The writer's lock for a request that may change memory. When the request derived
+        rooms, it is answered once they are served; the main graph follows beside the writer,
+        and a read of the main graph after the reply waits for it (`_main_owed`), so every
+        read after the reply reflects the change."""
         with self.lock:
             derives = self.live.derives
             yield
             stale = force_main or (self.live.derives != derives and self.live.main_stale)
+            if stale:
+                self._owed = self.live.derives
         if stale:
-            self._main.run(force=force_main)
+            self._main_due = None
+            self._main.want(force=force_main)
+
+    def _handed_ingest(self, root: str | None) -> Ingested:
+        """`vyre ingest` handed to the daemon. For the root it watches with the kernel's
+        events, the files those say changed are all that can have new lines: they are read,
+        not the whole root (30,000 stats and the files table). Another root, a watcher that
+        polls, or a first ingest still to retry, is read whole as before."""
+        given = Path(root) if root else self.root
+        watcher = self._watcher
+        with self._writing():
+            if (
+                watcher is None
+                or not watcher.kernel
+                or self._retry_all
+                or os.path.realpath(given) != os.path.realpath(self.root)
+            ):
+                return self.live.ingest(given)
+            done = self._ingest(sorted({*watcher.changes(), *self._retry}), handed=True)
+            assert done is not None
+            return done
 
     def _deck_url(self, op: str, caller: str) -> dict:
         """The Deck's sign-in URL (its web server starts on the first ask). A passkey code
@@ -396,12 +429,21 @@ class Daemon:
         with self._readers_lock:
             reads = self._readers.pop() if self._readers else None
         if reads is None:
-            reads = reading(self.live)
+            reads = self._new_reader()
         try:
             yield reads
         finally:
             with self._readers_lock:
                 self._readers.append(reads)
+
+    def _new_reader(self) -> Memory:
+        """A reading memory whose reads of the main graph first wait (a while) for the main
+        graph to show what a reply said was done."""
+        return reading(self.live, before_main=self._main_owed)
+
+    def _main_owed(self) -> None:
+        if self._owed:
+            self._main.wait_covering(self._owed, MAIN_WAIT_S)
 
     @property
     def _hooks_lane(self) -> Learn:
@@ -443,16 +485,20 @@ class Daemon:
     def _watch_with(self, watcher: Watcher) -> None:
         while not self.stop.wait(self.poll):
             self._verify_snapshot()
-            changed = watcher.changes()
-            due = time.monotonic() >= self._retry_at
-            if self._retry_all and due:
-                self._ingest(None)
-                continue
-            if self._retry and due:
-                changed = sorted({*changed, *self._retry})
-            if changed:
-                self._ingest(changed)
-            elif self._main_due and time.monotonic() >= self._main_due:
+            # changes taken and read under one hold of the writer's lock: a handed ingest
+            # never answers between the two, before lines taken here are read
+            with self.lock:
+                changed = watcher.changes()
+                due = time.monotonic() >= self._retry_at
+                if self._retry_all and due:
+                    self._ingest(None)
+                    continue
+                if self._retry and due:
+                    changed = sorted({*changed, *self._retry})
+                if changed:
+                    self._ingest(changed)
+                    continue
+            if self._main_due and time.monotonic() >= self._main_due:
                 self._main_due = None
                 self._main.want()  # in its own thread: the next line is read meanwhile
 
@@ -467,8 +513,9 @@ class Daemon:
         self._main_due = time.monotonic() + RETRY_MAX_S
         self._note_error(exc)
 
-    def _ingest(self, paths: list[Path] | None) -> None:
-        """Read these files (None: the whole root), or keep them to read again later."""
+    def _ingest(self, paths: list[Path] | None, *, handed: bool = False) -> Ingested | None:
+        """Read these files (None: the whole root), or keep them to read again later (a
+        `handed` request is also told why it failed)."""
         try:
             with self.lock:
                 done = self.live.ingest(self.root, paths=paths, main=paths is None)
@@ -481,7 +528,9 @@ class Daemon:
             self._failures += 1
             self._retry_at = time.monotonic() + min(RETRY_MAX_S, self.poll * 2**self._failures)
             self._note_error(exc)
-            return
+            if handed:
+                raise
+            return None
         if paths is None:
             self._retry_all = False
         self._retry.clear()
@@ -494,6 +543,7 @@ class Daemon:
             self._main_due = time.monotonic() + MAIN_DELAY_S
         if derived.rooms:
             trim_heap()  # the rows a derive dropped: otherwise they stay in the daemon's RSS
+        return done
 
     def _note_error(self, exc: BaseException) -> None:
         """The error as one line for `status`, and in full on stderr (the daemon's log)."""
@@ -506,11 +556,21 @@ class Daemon:
 
 class _Beside:
     """The daemon's memory for a served CLI command: what only reads comes from a reading
-    memory beside the writer (never waiting for it); anything else runs on the writer's
-    memory under its lock."""
+    memory beside the writer (never waiting for it); `ingest` is the daemon's handed ingest;
+    anything else runs on the writer's memory under its lock."""
 
-    def __init__(self, reads: Memory, live: Memory, writing: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        reads: Memory,
+        live: Memory,
+        writing: Callable[[], Any],
+        ingest: Callable[[str | None], Ingested],
+    ) -> None:
         self._reads, self._live, self._writing = reads, live, writing
+        self._ingest = ingest
+
+    def ingest(self, root: Path | None = None, *_: Any, **__: Any) -> Ingested:
+        return self._ingest(str(root) if root else None)
 
     def __getattr__(self, name: str) -> Any:
         op = OPERATIONS.get(name)

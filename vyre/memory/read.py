@@ -19,6 +19,7 @@ from vyre.memory import relevant as enrich
 from vyre.memory.decay import fresh, stale
 from vyre.models import Correction, Entity, EntityFacts, EntityPage, Fact, Overview, Source
 from vyre.resolve import ENTITY_KINDS, fold
+from vyre.rooms.names import MAIN
 
 # () -> (a key that changes with them, the active pin and mute rows)
 Controls = Callable[[], tuple[str, list[Correction]]]
@@ -66,6 +67,7 @@ class Reader:
         # () -> (key, active pin and mute rows): read-time choices that change no rows
         self._controls: Controls = controls or (lambda: ("", []))
         self._check = check_digests
+        self._before_main: Callable[[], None] | None = None
 
     @property
     def _views(self) -> dict[str, RoomView]:
@@ -75,11 +77,16 @@ class Reader:
     def _views(self, views: dict[str, RoomView]) -> None:
         self._shelf.views = views  # one assignment: a reader sees the old dict or the new
 
-    def sharing(self, controls: Controls | None) -> Reader:
+    def sharing(
+        self, controls: Controls | None, before_main: Callable[[], None] | None = None
+    ) -> Reader:
         """A reader of the same views with its own read-time choices (another thread's
-        ledger connection): what one publishes, the other serves."""
+        ledger connection): what one publishes, the other serves. `before_main` runs before
+        each look at the main graph's view (the daemon's readers wait there for a main graph
+        a reply promised)."""
         other = Reader(self.source, controls, check_digests=self._check)
         other._shelf = self._shelf
+        other._before_main = before_main
         return other
 
     # -- rooms --------------------------------------------------------------------------
@@ -97,6 +104,8 @@ class Reader:
         self._views = views
 
     def room(self, name: str) -> RoomView:
+        if name == MAIN and self._before_main is not None:
+            self._before_main()
         view = self._views.get(name)
         if view is not None and not self._check:
             return view

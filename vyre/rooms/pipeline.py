@@ -22,8 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from vyre.extract import RULES_VERSION
 from vyre.graph import GraphError, GraphStore, MainInput, RoomRows, one_kind_per_entity
@@ -33,7 +34,7 @@ from vyre.models import Correction, DeriveReport
 from vyre.rooms.corrections import ENTITY_KINDS, in_scope, needs_names, reach
 from vyre.rooms.derive import RoomInput, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
-from vyre.rooms.membership import session_rooms
+from vyre.rooms.membership import project_for_cwd
 from vyre.rooms.names import MAIN, UNFILED
 
 DERIVE_VERSION = "1"
@@ -41,31 +42,183 @@ DERIVE_VERSION = "1"
 
 def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:
     """(room -> digest, room -> sessions, session -> rooms, room -> the digest of all but its
-    corrections, `base`) for the ledger as it is."""
-    corrections = corrections_store.active(ledger)
-    named = graph_rooms.names(ledger) if needs_names(corrections) else {}
-    # only what a room's digest and membership read, in table order: at 30,000 sessions the
-    # full rows in id order (`Ledger.sessions`) cost several times this scan
-    sessions = [
-        {"id": sid, "parent": parent, "cwd": cwd, "version": version}
-        for sid, parent, cwd, version in ledger.db.execute(
-            "SELECT id, parent, cwd, version FROM sessions"
-        ).fetchall()
-    ]
-    projects = ledger.projects()
-    membership = session_rooms(sessions, projects)
-    by_room: dict[str, list[dict]] = defaultdict(list)
-    for s in sessions:
-        for room in membership[s["id"]]:
-            by_room[room].append(s)
-    config = {p["slug"]: p for p in projects}
-    for slug in config:
-        by_room.setdefault(slug, [])
-    toggles = {k: v for k, v in sorted(settings.items()) if k.startswith("relations.")}
-    digests, bases = {}, {}
-    for room, members in by_room.items():
+    corrections, `base`) for the ledger as it is, from nothing."""
+    return Planner().plan(ledger, settings)
+
+
+_Session = dict  # {"id", "parent", "cwd", "version"}: what a room's digest and membership read
+_COLUMNS = "id, parent, cwd, version"
+
+
+class Planner:
+    """`plan()` kept up to date from what changed: a long-lived planner (the daemon's) re-reads
+    only the sessions that changed and re-hashes only the rooms they are in; its plan always
+    equals `plan()` from nothing (tested on random changes).
+
+    Sessions are only ever added or changed, and every write bumps a version, so the table's
+    count, sum of versions and rowids change with every write (`_key`): when they are what
+    the sessions held add up to, nothing else changed; otherwise every session is read again
+    and compared. `touched(ids)` names the sessions an ingest wrote, so they are read alone. A change of projects or of the relation settings plans again from nothing (rare,
+    and every room's digest reads them)."""
+
+    def __init__(self) -> None:
+        self._context: tuple | None = None  # (projects, toggles) the rooms were hashed with
+        self._reset()
+
+    def _reset(self) -> None:
+        self._sessions: dict[str, _Session] = {}
+        self._total = 0  # the sum of the versions held
+        self._rowids: dict[str, int] = {}
+        self._rowid_sum = 0
+        self._told: set[str] = set()
+        self._homes: dict[str | None, frozenset[str]] = {}  # cwd -> its project's room
+        self._picked: dict[str, frozenset[str]] = {}
+        self._own: dict[str, frozenset[str]] = {}  # a session's rooms, before parent's
+        self._children: dict[str, set[str]] = defaultdict(set)  # parent id -> subagents
+        self._membership: dict[str, frozenset[str]] = {}
+        self._by_room: dict[str, dict[str, _Session]] = {}
+        self._hashed: dict[str, Any] = {}  # room -> blake2b of its project and members
+
+    def touched(self, sessions: Iterable[str]) -> None:
+        """These sessions were written: read them at the next plan."""
+        self._told.update(sessions)
+
+    def plan(self, ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:
+        """`plan(ledger, settings)`, from what changed since the last call."""
+        projects = ledger.projects()
+        toggles = {k: v for k, v in sorted(settings.items()) if k.startswith("relations.")}
+        if (projects, toggles) != self._context:
+            self._reset()  # everything from nothing
+            self._context = (projects, toggles)
+            for p in projects:
+                for sid in p["picks"]:
+                    self._picked[sid] = self._picked.get(sid, frozenset()) | {p["slug"]}
+        dirty = self._read_sessions(ledger)
+        config = {p["slug"]: p for p in projects}
+        for slug in config:
+            self._by_room.setdefault(slug, {})
+            if slug not in self._hashed:
+                dirty.add(slug)
+        for room in dirty:
+            if not self._by_room.get(room) and room not in config:
+                self._by_room.pop(room, None)
+                self._hashed.pop(room, None)
+                continue
+            self._hashed[room] = self._hash(room, config.get(room), toggles)
+        corrections = corrections_store.active(ledger)
+        named = graph_rooms.names(ledger) if needs_names(corrections) else {}
+        digests, bases = {}, {}
+        for room, hashed in self._hashed.items():
+            h = hashed.copy()
+            scoped = in_scope(corrections, room)
+            # what the room's names follow from: its sessions, project and identity changes
+            h.update(f"|identity:{[c.id for c in scoped if c.kind != 'correct']}".encode())
+            bases[room] = h.hexdigest()
+            base, names = named.get(room, ("", None))
+            digests[room] = _digest_with(
+                bases[room], scoped, room, names if base == bases[room] else None
+            )
+        by_room = {room: list(members.values()) for room, members in self._by_room.items()}
+        return digests, by_room, self._membership, bases
+
+    def _read_sessions(self, ledger: Ledger) -> set[str]:
+        """Bring the sessions held up to date; the rooms whose digest that changes."""
+        db = ledger.db
+        key = db.execute(
+            "SELECT count(*), total(version), total(rowid), max(rowid) FROM sessions"
+        ).fetchone()
+        rows: list[tuple] = []
+        told = sorted(self._told)
+        self._told.clear()
+        for lo in range(0, len(told), 500):
+            part = told[lo : lo + 500]
+            rows += db.execute(
+                f"SELECT rowid, {_COLUMNS} FROM sessions WHERE id IN ({','.join('?' * len(part))})",
+                part,
+            ).fetchall()
+        dirty = self._apply(rows)
+        if key != self._key():  # written behind our back (or deleted by hand): read them all
+            rows = db.execute(f"SELECT rowid, {_COLUMNS} FROM sessions").fetchall()
+            there = {row[1] for row in rows}
+            for sid in [sid for sid in self._sessions if sid not in there]:
+                dirty |= self._forget(sid)
+            dirty |= self._apply(rows)
+        return dirty
+
+    def _key(self) -> tuple:
+        """What the table's count, sum of versions, sum and top of rowids are when it holds
+        exactly the sessions held: every write changes one of them (a version is bumped, a
+        row added), and so does a row deleted by hand (nothing in Vyre deletes one), unless
+        the newest is deleted and a new one with its version takes its rowid before a plan."""
+        rowids = self._rowids
+        return (len(rowids), self._total, self._rowid_sum, max(rowids.values(), default=None))
+
+    def _apply(self, rows: list[tuple]) -> set[str]:
+        dirty: set[str] = set()
+        moved: list[str] = []
+        for rowid, sid, parent, cwd, version in rows:
+            held = self._sessions.get(sid)
+            if held is not None and held["version"] == version and self._rowids[sid] == rowid:
+                continue
+            if held is None:
+                held = self._sessions[sid] = {"id": sid, "parent": None, "cwd": None, "version": 0}
+            self._rowid_sum += rowid - self._rowids.get(sid, 0)
+            self._rowids[sid] = rowid
+            self._total += version - held["version"]
+            held["version"] = version
+            if held["parent"] != parent or held["cwd"] != cwd or sid not in self._own:
+                if held["parent"] != parent:
+                    self._children[held["parent"]].discard(sid)
+                held["parent"], held["cwd"] = parent, cwd
+                if parent:
+                    self._children[parent].add(sid)
+                self._own[sid] = self._own_rooms(sid, cwd)
+                moved.append(sid)
+            dirty |= self._membership.get(sid, frozenset())
+        for sid in moved:  # a subagent is in its parent's rooms
+            for member in (sid, *sorted(self._children.get(sid, ()))):
+                dirty |= self._place(member)
+        return dirty
+
+    def _forget(self, sid: str) -> set[str]:
+        held = self._sessions.pop(sid)
+        self._total -= held["version"]
+        self._rowid_sum -= self._rowids.pop(sid)
+        self._children[held["parent"]].discard(sid)
+        del self._own[sid]
+        rooms = self._membership.pop(sid, frozenset())
+        for room in rooms:
+            self._by_room[room].pop(sid, None)
+        dirty = set(rooms)
+        for child in sorted(self._children.get(sid, ())):  # back in their own rooms
+            dirty |= self._place(child)
+        return dirty
+
+    def _own_rooms(self, sid: str, cwd: str | None) -> frozenset[str]:
+        if cwd not in self._homes:
+            projects = self._context[0] if self._context else []
+            home = project_for_cwd(cwd, projects)
+            self._homes[cwd] = frozenset({home} if home else ())
+        extra = self._picked.get(sid)
+        rooms = self._homes[cwd] | extra if extra else self._homes[cwd]
+        return rooms or _UNFILED_ONLY
+
+    def _place(self, sid: str) -> set[str]:
+        """File one session in its rooms; the rooms it left or joined (or whose line of it
+        changes: a session's line counts its rooms)."""
+        s = self._sessions[sid]
+        parent = s["parent"]
+        rooms = self._own.get(parent, self._own[sid]) if parent else self._own[sid]
+        before = self._membership.get(sid, frozenset())
+        self._membership[sid] = rooms
+        for room in before - rooms:
+            self._by_room[room].pop(sid, None)
+        for room in rooms:
+            self._by_room.setdefault(room, {})[sid] = s
+        return set(before | rooms)
+
+    def _hash(self, room: str, project: dict | None, toggles: dict) -> Any:
         h = hashlib.blake2b(digest_size=16)
-        project = config.get(room)
         h.update(
             json.dumps(
                 [
@@ -79,17 +232,59 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:
                 ]
             ).encode()
         )
-        for s in sorted(members, key=lambda s: s["id"]):
-            h.update(f"|{s['id']}:{s['version']}:{len(membership[s['id']])}".encode())
-        scoped = in_scope(corrections, room)
-        # what the room's names follow from: its sessions, project and identity changes
-        h.update(f"|identity:{[c.id for c in scoped if c.kind != 'correct']}".encode())
-        bases[room] = h.hexdigest()
-        base, names = named.get(room, ("", None))
-        digests[room] = _digest_with(
-            bases[room], scoped, room, names if base == bases[room] else None
-        )
-    return digests, by_room, membership, bases
+        membership = self._membership
+        members = self._by_room.get(room, {})
+        for sid in sorted(members):
+            h.update(f"|{sid}:{members[sid]['version']}:{len(membership[sid])}".encode())
+        return h
+
+
+_UNFILED_ONLY = frozenset({UNFILED})
+
+MENTIONS_KEPT = 150_000  # rows held: a big room's (~1,000 sessions, ~15,000 rows) many times
+
+
+class HeldMentions:
+    """The mention rows of the sessions of the rooms derived last, by session and version (the
+    daemon's): a room derived again reads only the sessions that changed since. A session's
+    mentions change only with its version (they are written in the same transaction). At most
+    `limit` rows are held: the rooms derived longest ago are let go first, never the room
+    just read."""
+
+    def __init__(self, limit: int = MENTIONS_KEPT) -> None:
+        self._held: dict[str, tuple[int, list[tuple]]] = {}  # session -> (version, rows)
+        self._rooms: dict[str, list[str]] = {}  # room -> its sessions, oldest derive first
+        self._limit = limit
+
+    def of(self, ledger: Ledger, room: str, members: list[_Session]) -> list[tuple]:
+        """`ledger.mentions` of these sessions, in its order."""
+        want = {s["id"]: s["version"] for s in members}
+        stale = [sid for sid, v in want.items() if self._held.get(sid, (None,))[0] != v]
+        if stale:
+            found: dict[str, list[tuple]] = defaultdict(list)
+            for row in ledger.mentions(stale):
+                found[row[0]].append(row)
+            for sid in stale:
+                self._held[sid] = (want[sid], found.get(sid, []))
+        rows: list[tuple] = []
+        for sid in sorted(want):
+            rows += self._held[sid][1]
+        self._rooms.pop(room, None)
+        self._rooms[room] = list(want)
+        self._trim()
+        return rows
+
+    def _trim(self) -> None:
+        kept = set().union(*self._rooms.values())
+        for sid in [sid for sid in self._held if sid not in kept]:
+            del self._held[sid]
+        held = sum(len(rows) for _, rows in self._held.values())
+        while held > self._limit and len(self._rooms) > 1:
+            oldest = next(iter(self._rooms))
+            del self._rooms[oldest]
+            kept = set().union(*self._rooms.values())
+            for sid in [sid for sid in self._held if sid not in kept]:
+                held -= len(self._held.pop(sid)[1])
 
 
 def _digest_with(
@@ -108,15 +303,20 @@ def derive(
     force: bool = False,
     main: bool = True,
     written: Callable[[RoomRows], None] | None = None,
+    planner: Planner | None = None,
+    mentions: HeldMentions | None = None,
 ) -> DeriveReport:
     """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
 
     The daemon derives rooms at once and the main graph a moment later, beside its writer
     (`main_job`): prompts read rooms. `written(rows)` is told of each room's rows just before
     its file is written (an empty one when dropped), so a reader serves the new rows at once
-    and never reads them back.
+    and never reads them back. A `planner` and the `mentions` held from the last derive
+    (the daemon's) make the plan and the rooms' mentions cost what changed.
     """
-    report, job = _derive_rooms(ledger, store, settings, force, written, want_main=main)
+    report, job = _derive_rooms(
+        ledger, store, settings, force, written, want_main=main, planner=planner, mentions=mentions
+    )
     if job is not None:
         rows = job.rows()
         record_rows(ledger, rows, write_rows(store, rows, written))
@@ -145,15 +345,25 @@ def main_job(
     written: Callable[[RoomRows], None] | None = None,
     *,
     force: bool = False,
+    planner: Planner | None = None,
+    mentions: HeldMentions | None = None,
 ) -> MainJob | None:
     """Stale rooms derived first, then what the main graph needs, or None when it is up to
     date. Taken under the writer's lock; then `job.rows()` and `write_rows` run off it (one
     main graph written at a time), and `record_rows` under it again. A room changed in
     between only makes the recorded main digest an old one: the next job derives it again.
     `force`: a job even when the main graph is up to date (`vyre derive --all`)."""
-    return _derive_rooms(ledger, store, settings, False, written, want_main=True, force_main=force)[
-        1
-    ]
+    return _derive_rooms(
+        ledger,
+        store,
+        settings,
+        False,
+        written,
+        want_main=True,
+        force_main=force,
+        planner=planner,
+        mentions=mentions,
+    )[1]
 
 
 def _derive_rooms(
@@ -165,8 +375,10 @@ def _derive_rooms(
     *,
     want_main: bool,
     force_main: bool = False,
+    planner: Planner | None = None,
+    mentions: HeldMentions | None = None,
 ) -> tuple[DeriveReport, MainJob | None]:
-    digests, by_room, membership, bases = plan(ledger, settings)
+    digests, by_room, membership, bases = (planner or Planner()).plan(ledger, settings)
     record = graph_rooms.recorded(ledger)
     stale = sorted(r for r in digests if force or _digest(record, r) != digests[r])
     gone = sorted(r for r in record.keys() | set(store.rooms()) if r not in digests and r != MAIN)
@@ -184,7 +396,11 @@ def _derive_rooms(
         inp = RoomInput(
             room=room,
             digest=digests[room],
-            mentions=ledger.mentions(s["id"] for s in by_room[room]),
+            mentions=(
+                mentions.of(ledger, room, by_room[room])
+                if mentions is not None
+                else ledger.mentions(s["id"] for s in by_room[room])
+            ),
             single=alone,
             org=orgs.get(room) if room != UNFILED else None,
             settings=settings,

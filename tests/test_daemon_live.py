@@ -1,0 +1,163 @@
+"""`vyre ingest` handed to the daemon: it reads what can have changed and answers once the
+changed rooms are served; the main graph follows, and a read of it after the reply waits
+for it, so every read after the reply shows the change."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import wait_for
+from tests.transcript import Transcript
+from vyre.daemon import process, server
+from vyre.daemon.protocol import call
+from vyre.daemon.server import Daemon
+from vyre.daemon.watch import Watcher
+from vyre.rooms import pipeline
+
+CWD = "/w/keel"
+
+
+@pytest.fixture
+def root(vyre_home) -> Path:
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    _said(root, "k1", "Priya Anand, the project architect at Keel & Ash Architects, sent it.")
+    return root
+
+
+def _said(root: Path, session: str, line: str) -> None:
+    Transcript(root, cwd=CWD, session=session, start="2026-09-02T10:00:00Z").user(line).write()
+
+
+def _works_at(home: Path, room: str, timeout: float = 5.0) -> set[str]:
+    facts = call("facts", {"room": room}, caller="cli", home=home, timeout=timeout)
+    return {f["subject"] for f in facts if f["rel"] == "works_at"}
+
+
+@pytest.fixture
+def held_main(monkeypatch):
+    """The main graph's derive waits at a gate while `armed`."""
+    gate, entered = threading.Event(), threading.Event()
+    armed = {"on": False}
+    real = pipeline.MainJob.rows
+
+    def slow(job):
+        if armed["on"]:
+            entered.set()
+            assert gate.wait(60), "the test never let the main graph go on"
+        return real(job)
+
+    monkeypatch.setattr(pipeline.MainJob, "rows", slow)
+    yield armed, gate, entered
+    gate.set()
+
+
+def _started(home: Path, root: Path) -> tuple[Daemon, threading.Thread]:
+    # the watcher looks only every 30 s: the handed ingest is what reads the new session
+    daemon = Daemon(home, root, poll=30)
+    thread = threading.Thread(target=daemon.run, daemon=True)
+    thread.start()
+    wait_for(lambda: process.status(home))
+    return daemon, thread
+
+
+def test_a_handed_ingest_answers_before_the_main_graph_and_reads_after_it_see_it(
+    root, vyre_home, held_main
+):
+    armed, gate, entered = held_main
+    daemon, thread = _started(vyre_home, root)
+    try:
+        assert _works_at(vyre_home, "*") == {"Priya Anand"}
+        armed["on"] = True
+        _said(root, "k2", "Tomas Berg, the site engineer at Halden Structures, checked it.")
+        done = call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        # answered while the main graph is still held: its rooms are derived and served
+        assert not gate.is_set()
+        assert done["derived"]["rooms"] == ["unfiled"]
+        # only what the kernel said changed was read, not every file under the root
+        assert done["report"]["files"] == 1 and done["report"]["turns"] == 1
+        assert _works_at(vyre_home, "unfiled") == {"Priya Anand", "Tomas Berg"}
+        args = {"prompt": "Ask Tomas Berg about it", "cwd": CWD}
+        assert "Tomas Berg works at Halden Structures" in call(
+            "enrich", args, caller="hook", home=vyre_home
+        )
+        # a read of the main graph after the reply waits until the main graph has it
+        assert entered.wait(30)
+        seen: list[set[str]] = []
+        reader = threading.Thread(target=lambda: seen.append(_works_at(vyre_home, "*", 60)))
+        reader.start()
+        reader.join(0.5)
+        assert reader.is_alive() and not seen, "a read of the main graph did not wait for it"
+        gate.set()
+        reader.join(30)
+        assert seen == [{"Priya Anand", "Tomas Berg"}]
+    finally:
+        gate.set()
+        daemon.stop.set()
+        thread.join(30)
+
+
+def test_a_handed_ingest_with_nothing_new_reads_nothing_and_waits_for_nothing(
+    root, vyre_home, held_main
+):
+    armed, gate, _ = held_main
+    daemon, thread = _started(vyre_home, root)
+    try:
+        armed["on"] = True
+        started = time.monotonic()
+        done = call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        assert done["report"]["files"] == 0 and done["derived"]["rooms"] == []
+        assert _works_at(vyre_home, "*") == {"Priya Anand"}  # nothing owed: served at once
+        assert time.monotonic() - started < 20
+    finally:
+        gate.set()
+        daemon.stop.set()
+        thread.join(30)
+
+
+def test_a_handed_ingest_reads_the_whole_root_when_the_daemon_polls(root, vyre_home, monkeypatch):
+    """Without the kernel's events an append to an old file may not be seen yet: the handed
+    ingest then reads the whole root, as a one-off ingest does."""
+    monkeypatch.setattr(server, "Watcher", functools.partial(Watcher, kernel=False))
+    daemon, thread = _started(vyre_home, root)
+    try:
+        assert daemon._watcher is not None and not daemon._watcher.kernel
+        _said(root, "k2", "Tomas Berg, the site engineer at Halden Structures, checked it.")
+        done = call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        assert done["report"]["files"] == 2 and done["report"]["turns"] == 1
+        assert _works_at(vyre_home, "*") == {"Priya Anand", "Tomas Berg"}
+    finally:
+        daemon.stop.set()
+        thread.join(30)
+
+
+def test_files_a_failed_handed_ingest_took_are_read_again(root, vyre_home, monkeypatch):
+    """The files a handed ingest took from the watcher are not lost when it fails: the
+    request says why, and the watcher reads them again."""
+    daemon, thread = _started(vyre_home, root)
+    try:
+        live = daemon.live
+        real = live.ingest
+        failing = {"on": True}
+
+        def once(*args, **kwargs):
+            if failing.pop("on", False):
+                raise OSError("a bad moment")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(live, "ingest", once)
+        _said(root, "k2", "Tomas Berg, the site engineer at Halden Structures, checked it.")
+        with pytest.raises(Exception, match="a bad moment"):
+            call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        assert daemon._retry
+        done = call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        assert done["report"]["turns"] == 1
+        assert _works_at(vyre_home, "*") == {"Priya Anand", "Tomas Berg"}
+    finally:
+        daemon.stop.set()
+        thread.join(30)

@@ -1,0 +1,226 @@
+"""The daemon's kept plan: after any changes, what a `Planner` kept from derive to derive says
+equals `plan()` from nothing, whether it was told which sessions an ingest wrote or not; and
+the mentions held for the rooms derived last are the ledger's."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.transcript import Transcript
+from vyre.api import Memory
+from vyre.errors import CorrectionError
+from vyre.rooms.pipeline import HeldMentions, Planner, plan
+
+CWDS = ["/w/a", "/w/a/sub", "/w/b", "/w/b/x", "/home/sam", None]  # None: no cwd said yet
+
+
+def _same(got: tuple, want: tuple) -> None:
+    """Two plans are the same: digests, bases and memberships equal, each room's sessions the
+    same sessions (their order is no part of a plan)."""
+    digests, by_room, membership, bases = got
+    assert digests == want[0]
+    assert bases == want[3]
+    assert membership == want[2]
+    assert {r: sorted(s["id"] for s in ss) for r, ss in by_room.items()} == {
+        r: sorted(s["id"] for s in ss) for r, ss in want[1].items()
+    }
+    assert {s["id"]: s for ss in by_room.values() for s in ss} == {
+        s["id"]: s for ss in want[1].values() for s in ss
+    }
+
+
+class _Home:
+    """Sessions written as Claude Code writes them and read by the real ingest."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+        self.root.mkdir(parents=True)
+        self.memory = Memory()
+        self.files: dict[str, Path] = {}  # session -> its file
+        self.n = 0
+
+    def write(self, path: Path, cwd: str | None, session: str, text: str) -> None:
+        self.n += 1
+        record: dict = {
+            "type": "user",
+            "uuid": f"u{self.n}",
+            "sessionId": session,
+            "timestamp": f"2026-09-{1 + self.n % 28:02d}T10:00:00.000Z",
+            "message": {"role": "user", "content": text},
+        }
+        if cwd:
+            record["cwd"] = cwd
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as f:
+            f.write(json.dumps(record) + "\n")
+        self.files[session] = path
+
+    def new_session(self) -> None:
+        cwd = self.rng.choice(CWDS)
+        sid = f"s{self.n}"
+        self.write(self.root / "-w" / f"{sid}.jsonl", cwd, sid, f"Dana Reyes {self.n} called.")
+
+    def append(self) -> None:
+        if self.files:
+            sid = self.rng.choice(sorted(self.files))
+            cwd = self.rng.choice(CWDS)  # a cwd said later only fills one not said yet
+            self.write(self.files[sid], cwd, sid, f"Omar Haddad {self.n} replied.")
+
+    def subagent(self) -> None:
+        parent = self.rng.choice([*sorted(self.files), "later-parent"])
+        sid = f"agent-{self.n}"
+        path = self.root / "-w" / parent / "subagents" / f"{sid}.jsonl"
+        self.write(path, self.rng.choice(CWDS), sid, "Subagent work.")
+        if parent == "later-parent" and self.rng.random() < 0.5:  # its parent comes later
+            self.write(self.root / "-w" / "later-parent.jsonl", "/w/b", parent, "The parent.")
+
+    def project(self) -> None:
+        m, rng = self.memory, self.rng
+        slugs = [p.slug for p in m.projects()]
+        choice = rng.random()
+        if choice < 0.4 or not slugs:
+            folder = rng.choice(["/w/a", "/w/a/sub", "/w/b", "/home/sam"])
+            taken = {f for p in m.projects() for f in p.folders}
+            if folder not in taken:
+                m.project_add(f"p{self.n}", folders=[folder], caller="local")
+                self.n += 1
+        elif choice < 0.7 and self.files:
+            m.project_pick(rng.choice(slugs), rng.choice(sorted(self.files)), caller="local")
+        elif choice < 0.85:
+            slug = rng.choice(slugs)
+            project = next(p for p in m.projects() if p.slug == slug)
+            if project.picks:
+                m.project_unpick(project.slug, project.picks[0], caller="local")
+        else:
+            m.project_remove(rng.choice(slugs), caller="local")
+
+    def delete(self) -> None:
+        """A session deleted by hand (as some tests do; nothing in Vyre deletes one)."""
+        if self.files:
+            sid = self.rng.choice(sorted(self.files))
+            self.files.pop(sid).unlink()
+            db = self.memory.ledger.db
+            for table, column in (("turns", "session"), ("mentions", "session")):
+                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (sid,))
+            db.execute("DELETE FROM files WHERE session = ?", (sid,))
+            db.execute("DELETE FROM sessions WHERE id = ?", (sid,))
+
+    def ingest(self) -> set[str]:
+        return self.memory.ingest(self.root, main=False).report.sessions
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_kept_plan_equals_a_plan_from_nothing(seed):
+    rng = random.Random(seed)
+    home = _Home(rng)
+    told, untold = Planner(), Planner()
+    settings: dict = {}
+    for _ in range(45):
+        for _ in range(rng.randint(1, 3)):
+            rng.choice([home.new_session, home.append, home.append, home.subagent])()
+        written = home.ingest()
+        if rng.random() < 0.25:
+            home.project()
+        if rng.random() < 0.1:
+            settings = {"relations.deadline": rng.random() < 0.5}
+        if rng.random() < 0.05:
+            home.delete()
+        if rng.random() < 0.1:  # a decision: every room's digest reads the corrections
+            with contextlib.suppress(CorrectionError):  # both named yet?
+                home.memory.merge("Dana Reyes", "Omar Haddad", caller="local")
+        told.touched(written)
+        want = plan(home.memory.ledger, settings)
+        _same(told.plan(home.memory.ledger, settings), want)
+        _same(untold.plan(home.memory.ledger, settings), want)
+    assert len(want[2]) > 20  # the plans compared had sessions in them
+
+
+def test_a_kept_plan_reads_only_the_sessions_it_was_told_of(monkeypatch):
+    """A planner told what an ingest wrote reads those sessions, not the whole table (the cost
+    at 30,000 sessions); told nothing, it notices the change and reads everything."""
+    home = _Home(random.Random(1))
+    for _ in range(30):
+        home.new_session()
+    home.ingest()
+    planner = Planner()
+    planner.plan(home.memory.ledger, {})
+    home.append()
+    written = home.ingest()
+    want = plan(home.memory.ledger, {})
+    seen: list[str] = []
+    db = home.memory.ledger.db
+
+    class Spy:
+        def execute(self, sql: str, *args):
+            seen.append(sql)
+            return db.execute(sql, *args)
+
+    monkeypatch.setattr(home.memory.ledger, "db", Spy())
+    planner.touched(written)
+    _same(planner.plan(home.memory.ledger, {}), want)
+    reads = [q for q in seen if "FROM sessions" in q and "count(*)" not in q]
+    assert reads and all("WHERE id IN" in q for q in reads)
+    monkeypatch.undo()
+    home.append()
+    home.ingest()  # not told: the sums show a change, and every session is read again
+    _same(planner.plan(home.memory.ledger, {}), plan(home.memory.ledger, {}))
+
+
+def test_held_mentions_are_the_ledgers_after_changes_and_stay_bounded():
+    rng = random.Random(3)
+    home = _Home(rng)
+    held = HeldMentions(limit=12)
+    for _ in range(30):
+        rng.choice([home.new_session, home.append])()
+        home.ingest()
+        _, by_room, _, _ = plan(home.memory.ledger, {})
+        for room in sorted(by_room):
+            ids = [s["id"] for s in by_room[room]]
+            assert held.of(home.memory.ledger, room, by_room[room]) == (
+                home.memory.ledger.mentions(ids)
+            )
+    held_rows = sum(len(rows) for _, rows in held._held.values())
+    assert held_rows <= 12 or len(held._rooms) == 1
+
+
+def test_a_daemon_derive_reads_only_the_changed_sessions_mentions(monkeypatch):
+    """The owner derives a room again from the mentions it holds, reading only the sessions that
+    changed, and derives the same rows as a process that reads them all."""
+    t = Transcript(
+        Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects",
+        cwd="/w/keel",
+        session="k1",
+        start="2026-09-01T10:00:00Z",
+    )
+    t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+    t.write()
+    other = Transcript(t.root, cwd="/w/keel", session="k2", start="2026-09-02T10:00:00Z")
+    other.user("Jonas Eberhardt, the studio director at Keel & Ash Architects, approved it.")
+    other.write()
+    owner = Memory(owner=True)
+    owner.ingest(t.root)
+    read: list[list[str]] = []
+    real = owner.ledger.mentions
+
+    def spy(sessions):
+        ids = sorted(set(sessions))
+        read.append(ids)
+        return real(ids)
+
+    monkeypatch.setattr(owner.ledger, "mentions", spy)
+    other.user("Dana Reyes, the office manager at Harlow Legal, called.")
+    other.write()
+    owner.ingest(t.root)
+    assert read == [["k2"]]
+    mine = owner.store.read("unfiled")
+    owner.close()
+    fresh = Memory()
+    fresh.derive(force=True)
+    assert fresh.store.read("unfiled") == mine
