@@ -58,8 +58,9 @@ class Planner:
     Sessions are only ever added or changed, and every write bumps a version, so the table's
     count, sum of versions and rowids change with every write (`_key`): when they are what
     the sessions held add up to, nothing else changed; otherwise every session is read again
-    and compared. `touched(ids)` names the sessions an ingest wrote, so they are read alone. A change of projects or of the relation settings plans again from nothing (rare,
-    and every room's digest reads them)."""
+    and compared. `touched(ids)` names the sessions an ingest wrote, so they are read alone.
+    A change of projects or of the relation settings plans again from nothing (rare, and
+    every room's digest reads them)."""
 
     def __init__(self) -> None:
         self._context: tuple | None = None  # (projects, toggles) the rooms were hashed with
