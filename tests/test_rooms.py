@@ -160,9 +160,7 @@ def test_only_the_rooms_a_change_touches_are_derived_again(two_clients, tmp_path
     assert derived.rooms == ["keel"]
 
 
-def test_the_main_graph_after_one_room_changed_opens_no_other_rooms_file(
-    two_clients, monkeypatch
-):
+def test_the_main_graph_after_one_room_changed_opens_no_other_rooms_file(two_clients, monkeypatch):
     memory, root = two_clients
     home = memory.home
     memory.close()
