@@ -7,6 +7,13 @@ plays every call as Claude Code would: a new hook process per event, with the ex
 `vyre harness install` writes, and only that lesson active. Then it plays a sample again with
 the daemon running; any answer that differs is an error.
 
+`in_process=True` (the test suite: a new interpreter per event is most of the eval's cost)
+plays each event through the same entry, `vyre.hooks.run.main`, in this process with the
+sandbox's environment, and plays every `REAL_SAMPLE`-th PreToolUse call again as the real
+command: an answer that differs from the process's is an error, and the latency figures are
+those real calls'. The hook keeps no state between calls (each reads the snapshot, the ledger
+or the daemon afresh), and the call played twice has one tool-use id, so it is one row.
+
 Figures: block precision (of the calls Vyre denied for a lesson, how many should have been),
 violation recall (violations answered as their level says: deny, ask or remind), near misses
 allowed, guards caught (every miss by id), guard look-alikes allowed, sequences right,
@@ -16,15 +23,18 @@ and a gate on it fails.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shlex
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +54,7 @@ TARGETS = {
 }
 EXPECT = {"block": "deny", "ask": "ask", "remind": "remind"}
 DAEMON_SAMPLE = 3  # every third PreToolUse call is played again with the daemon running
+REAL_SAMPLE = 8  # in process, every eighth PreToolUse call is played again as a real process
 
 
 class _Sandbox:
@@ -87,12 +98,14 @@ class _Sandbox:
 
 
 class _Player:
-    """Plays hook events as Claude Code does: a new process per event, JSON on stdin."""
+    """Plays hook events as Claude Code does: a new process per event, JSON on stdin (or, in
+    process, the same entry with the same JSON, checked against a real process now and then)."""
 
-    def __init__(self, box: _Sandbox):
+    def __init__(self, box: _Sandbox, in_process: bool = False):
         from vyre.hooks.commands import hook_command
 
         self.box = box
+        self.in_process = in_process
         self.argv = {
             e: shlex.split(hook_command(e))
             for e in ("PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "UserPromptSubmit")
@@ -100,15 +113,36 @@ class _Player:
         self.latency: list[float] = []
         self.errors: list[dict] = []
         self.n = 0
+        self.pre_calls = 0
+        self.real_checked = 0
 
     def event(self, event: str, payload: dict, ident: str) -> dict | None:
         self.n += 1
-        body = {"hook_event_name": event, "permission_mode": "default", **payload}
+        data = json.dumps({"hook_event_name": event, "permission_mode": "default", **payload})
+        if not self.in_process:
+            return self._process(event, data, ident)
+        answer = self._here(event, data, ident)
+        if event == "PreToolUse":
+            self.pre_calls += 1
+            if self.pre_calls % REAL_SAMPLE == 0:
+                self.real_checked += 1
+                real = self._process(event, data, ident)
+                if real != answer:
+                    self.errors.append(
+                        {
+                            "id": ident,
+                            "error": f"real hook: {decision(real)}, in process: "
+                            f"{decision(answer)} (or their words differ)",
+                        }
+                    )
+        return answer
+
+    def _process(self, event: str, data: str, ident: str) -> dict | None:
         started = time.perf_counter()
         try:
             run = subprocess.run(
                 self.argv[event],
-                input=json.dumps(body).encode(),
+                input=data.encode(),
                 capture_output=True,
                 env=self.box.env,
                 timeout=20,
@@ -122,10 +156,30 @@ class _Player:
         if run.returncode != 0:
             self.errors.append({"id": ident, "error": f"hook exited {run.returncode}"})
             return None
-        if not run.stdout.strip():
+        return self._answer(run.stdout.decode(), ident)
+
+    def _here(self, event: str, data: str, ident: str) -> dict | None:
+        from vyre.hooks.run import main
+
+        stdout = io.StringIO()
+        with _environ(self.box.env):
+            saved = sys.stdin, sys.stdout
+            sys.stdin = io.TextIOWrapper(io.BytesIO(data.encode()))
+            sys.stdout = stdout
+            try:
+                code = main(["hook", event])
+            finally:
+                sys.stdin, sys.stdout = saved
+        if code != 0:
+            self.errors.append({"id": ident, "error": f"hook exited {code}"})
+            return None
+        return self._answer(stdout.getvalue(), ident)
+
+    def _answer(self, out: str, ident: str) -> dict | None:
+        if not out.strip():
             return None
         try:
-            return json.loads(run.stdout)
+            return json.loads(out)
         except ValueError:
             self.errors.append({"id": ident, "error": "hook printed something that is not JSON"})
             return None
@@ -139,6 +193,19 @@ class _Player:
             "tool_use_id": f"toolu_{self.n}",
         }
         return decision(self.event("PreToolUse", payload, ident))
+
+
+@contextlib.contextmanager
+def _environ(env: dict[str, str]) -> Iterator[None]:
+    """This process's environment is `env` while it lasts (what a hook process is given)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def decision(answer: dict | None) -> str:
@@ -162,16 +229,16 @@ def load(world: Path) -> dict:
     return spec
 
 
-def score(world: Path, *, daemon: bool = True) -> dict:
+def score(world: Path, *, daemon: bool = True, in_process: bool = False) -> dict:
     spec = load(world)
     box = _Sandbox(spec)
     try:
-        return _score(spec, box, daemon)
+        return _score(spec, box, daemon, in_process)
     finally:
         box.close()
 
 
-def _score(spec: dict, box: _Sandbox, daemon: bool) -> dict:
+def _score(spec: dict, box: _Sandbox, daemon: bool, in_process: bool) -> dict:
     from vyre.api import Memory
 
     memory = Memory(box.vyre_home)
@@ -183,7 +250,7 @@ def _score(spec: dict, box: _Sandbox, daemon: bool) -> dict:
             caller="local",
         )
     learn = memory.learn
-    player = _Player(box)
+    player = _Player(box, in_process)
     # (call, cwd, id, answer, the lesson in force) for the daemon pass
     replay: list[Replay] = []
     denied = denied_right = 0
@@ -317,6 +384,7 @@ def _score(spec: dict, box: _Sandbox, daemon: bool) -> dict:
             "guards": len(guards),
             "lookalikes": len(lookalikes),
             "daemon_replayed": len(replay[::DAEMON_SAMPLE]) if daemon else 0,
+            "real_checked": player.real_checked,  # in process: calls a real hook answered too
         },
         "misses": {
             "violations": misses,
