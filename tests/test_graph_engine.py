@@ -44,14 +44,18 @@ from datetime import datetime
 from pathlib import Path
 from vyre.graph import EvidenceRow, FactRow, GraphStore, RoomRows
 when = datetime(2026, 9, 1, 10, 30, 0, 123000)
-fact = FactRow("f1", "p1", "person:ada", "person", "Ada", "works_at", "org:acme", "org",
-               "Acme", 0.9, valid_from=when, seen=when, sessions=1, rules="works_at.at")
-evidence = EvidenceRow("f1", "p1", "person:ada", "s1", 3, when, "works_at.at", 'Ada "at" Acme')
-rows = RoomRows("p1", "d1", [fact], [evidence])
 store = GraphStore(Path(tempfile.mkdtemp()) / "graph")
-store.replace_room(rows)
-back = store.read("p1")
-assert (back.facts, back.evidence, back.digest) == (rows.facts, rows.evidence, "d1"), back
+# one fact (its rows created from a parameter) and 600 (bulk-loaded from Arrow tables)
+for room, n in (("p1", 1), ("p2", 600)):
+    facts = [FactRow(f"f{i}", room, f"person:ada {i}", "person", "Ada", "works_at", "org:acme",
+                     "org", "Acme", 0.9, valid_from=when, valid_to=None if i % 2 else when,
+                     seen=when, sessions=i, rules="works_at.at") for i in range(n)]
+    evidence = [EvidenceRow(f"f{i}", room, f"person:ada {i}", "s1", i, when, "works_at.at",
+                            'Ada "at" Acme') for i in range(n)]
+    rows = RoomRows(room, "d1", facts, evidence)
+    store.replace_room(rows)
+    back = store.read(room)
+    assert (back.facts, back.evidence, back.digest) == (rows.facts, rows.evidence, "d1"), back
 print(sorted(m for m in ("pandas", "networkx") if m in sys.modules))
 try:
     import pandas  # noqa: F401

@@ -923,7 +923,8 @@ print("vyre.extract.rules" in sys.modules, "pyarrow" in sys.modules)
 
 def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
     """Compiling the rules' patterns costs 0.25 s a process and importing pyarrow 0.3 s: an
-    ingest that finds nothing new does neither; one with a new turn does both."""
+    ingest that finds nothing new does neither; one with a new turn compiles the rules, and
+    writes its small room without pyarrow (only a bulk load of many rows needs it)."""
     root = tmp_path / "projects"
     t = Transcript(root, cwd="/w/keel", session="s1", start="2026-09-01T10:00:00Z")
     t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
@@ -948,4 +949,4 @@ def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
     assert loaded() == "False False"
     t.user("Tomasz Kowalski, the CTO at Harlow Dental, wants the export.")
     t.write()
-    assert loaded() == "True True"
+    assert loaded() == "True False"
