@@ -17,10 +17,13 @@ $(BIN)/vyre: pyproject.toml
 demo: $(BIN)/vyre
 	$(BIN)/vyre demo
 
+# Bytecode is written during the suite even where the shell sets PYTHONDONTWRITEBYTECODE:
+# otherwise every process it starts (hooks, daemons, CLIs: hundreds) compiles vyre again
+# (~0.75 s of CPU each) and each worker rewrites every test module's asserts.
 test: $(BIN)/vyre browser
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -n auto --dist loadscope --no-loadscope-reorder
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n auto --dist loadscope --no-loadscope-reorder
 
 lint: $(BIN)/vyre
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
