@@ -14,11 +14,16 @@ import pytest
 
 from tests.conftest import wait_for
 from tests.transcript import Transcript
+from vyre.api import Memory
 from vyre.daemon import process, server
 from vyre.daemon.protocol import call
 from vyre.daemon.server import Daemon
 from vyre.daemon.watch import Watcher
+from vyre.graph import GraphStore, MainInput, RoomRows
+from vyre.ledger import graph_rooms
 from vyre.rooms import pipeline
+from vyre.rooms.names import MAIN
+from vyre.rooms.pipeline import LaterFiles
 
 CWD = "/w/keel"
 
@@ -161,3 +166,85 @@ def test_files_a_failed_handed_ingest_took_are_read_again(root, vyre_home, monke
     finally:
         daemon.stop.set()
         thread.join(30)
+
+
+def test_a_new_line_is_served_and_a_handed_ingest_answered_before_its_rooms_file_is_written(
+    root, vyre_home, monkeypatch, tmp_path
+):
+    """The watcher's derive and a handed ingest leave the room's file to the daemon's thread:
+    with every room's file write held at a gate, the new line is served and the ingest
+    answered; once the gate opens the file is written and recorded, and after the daemon
+    stops the home is what one clean ingest of the same transcripts makes."""
+    gate, entered = threading.Event(), threading.Event()
+    armed = {"on": False}
+    real = GraphStore.replace_room
+
+    def held(store, rows):
+        if armed["on"] and rows.room != MAIN:
+            entered.set()
+            assert gate.wait(60), "the test never let the room's file be written"
+        return real(store, rows)
+
+    monkeypatch.setattr(GraphStore, "replace_room", held)
+    daemon, thread = _started(vyre_home, root)
+    try:
+        armed["on"] = True
+        _said(root, "k2", "Tomas Berg, the site engineer at Halden Structures, checked it.")
+        done = call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        assert done["derived"]["rooms"] == ["unfiled"]
+        assert entered.wait(30), "the room's file was never written"
+        args = {"prompt": "Ask Tomas Berg about it", "cwd": CWD}
+        text = call("enrich", args, caller="hook", home=vyre_home)
+        assert "Tomas Berg works at Halden Structures" in text
+        # the ledger still records the old file: a kill now derives the room again
+        with Memory(vyre_home, owner=False) as looking:
+            recorded = graph_rooms.recorded(looking.ledger)["unfiled"]
+        assert recorded.digest != daemon.live.reader.room("unfiled").digest
+        # another line meanwhile: the room waits with its newest rows, derived once more
+        _said(root, "k3", "Lena Park, the office manager at Summit Dental, called back.")
+        call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
+        gate.set()
+        everyone = {"Priya Anand", "Tomas Berg", "Lena Park"}
+        assert _works_at(vyre_home, "*", 60) == everyone
+    finally:
+        gate.set()
+        daemon.stop.set()
+        thread.join(30)
+    with Memory(vyre_home) as memory:
+        assert memory.graph_health().ok
+        assert memory.derive().summary() == "memory is up to date"
+        clean = Memory(tmp_path / "clean")
+        clean.ingest(root)
+        assert memory.store.dump() == clean.store.dump()
+        clean.close()
+
+
+def test_later_files_hold_a_few_rooms_each_with_its_newest_rows():
+    files = LaterFiles(limit=2)
+    woken: list[bool] = []
+    files.woken = lambda: woken.append(True)
+
+    def rows(room: str, digest: str) -> RoomRows:
+        return RoomRows(room=room, digest=digest)
+
+    def given(room: str, digest: str) -> MainInput:
+        return MainInput(room=room, digest=digest)
+
+    assert files.put(rows("a", "1"), given("a", "1"))
+    assert files.put(rows("b", "1"), given("b", "1"))
+    assert not files.put(rows("c", "1"), given("c", "1"))  # full: written by the deriver
+    assert files.put(rows("a", "2"), given("a", "2"))  # waits already: its newest rows
+    assert files.digests() == {"a": "2", "b": "1"}
+    taken = files.take()
+    assert taken is not None and taken[0].room == "a" and taken[0].digest == "2"
+    assert files.digests() == {"a": "2", "b": "1"}  # "a" is being written
+    assert files.put(rows("a", "3"), given("a", "3"))  # being written: taken again
+    assert not files.done("a")
+    files.drop("b")
+    assert files.digests() == {"a": "3"}
+    taken = files.take()
+    assert taken is not None and taken[0].digest == "3"
+    files.drop("a")  # gone while its file is written: the writer removes the file
+    assert files.done("a")
+    assert files.take() is None and not files.waiting()
+    assert len(woken) == 4

@@ -61,7 +61,7 @@ from vyre.rooms.names import MAIN, UNFILED
 if TYPE_CHECKING:  # asking and learning load when first used: most commands do neither
     from vyre.ask.reply import AskReply
     from vyre.learn.service import Learn
-    from vyre.rooms.pipeline import HeldMentions, Planner
+    from vyre.rooms.pipeline import HeldMentions, LaterFiles, Planner
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -141,6 +141,8 @@ class Memory:
         self.derives = 0  # derives run (the daemon asks whether a call derived)
         self._planner: Planner | None = None  # the rooms' plan, kept from derive to derive
         self._held: HeldMentions | None = None  # the owner's: recent rooms' mention rows
+        # the daemon's: rooms' files written by its thread after the derive that made them
+        self.later_files: LaterFiles | None = None
 
     def _open_ledger(self) -> Ledger:
         return Ledger(self.home / "vyre.db")
@@ -295,6 +297,7 @@ class Memory:
             written=written,
             planner=self.planner,
             mentions=self.held_mentions,
+            later=self.later_files,
         )
         self.main_stale = report.main_stale
         self.derives += 1

@@ -1,4 +1,4 @@
-"""The main graph, derived and written beside the daemon's writer.
+"""The main graph, and the rooms' files, derived and written beside the daemon's writer.
 
 Deriving the main graph reads every room's inputs and writes one file: at 30,000 sessions that
 takes seconds, and while it held the writer's lock no new line was read, so a session writing a
@@ -17,6 +17,9 @@ What must stay true:
 - A kill at any point leaves the old file or the new one, whole (`vyre.graph.store`), and the
   ledger's record of the old one until the new one is recorded: the next start finds a file
   unlike its record, or a main digest that is not the plan's, and derives the main graph again.
+- The rooms' files a derive left to write (`vyre.rooms.pipeline.LaterFiles`) are written by
+  the same thread, before each main graph, each recorded under the writer's lock; so are
+  they at `close`. A kill first leaves those rooms' old files and records: derived again.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from collections.abc import Callable
 from vyre import config
 from vyre.api import Memory
 from vyre.graph import RoomRows
-from vyre.rooms.pipeline import main_job, record_rows, write_rows
+from vyre.rooms.pipeline import LaterFiles, main_job, record_rows, write_rows
 
 
 class MainGraph:
@@ -41,8 +44,12 @@ class MainGraph:
         memory: Callable[[], Memory],
         writer: threading.RLock,
         failed: Callable[[BaseException], None],
+        files: LaterFiles | None = None,
     ) -> None:
         self._memory = memory
+        self._files = files or LaterFiles()
+        self._files.woken = self.wake
+        self._main_asked = False
         self._writer = writer
         self._failed = failed
         self.lock = threading.RLock()  # one main graph written at a time; before the writer's
@@ -85,6 +92,7 @@ class MainGraph:
                 force=force,
                 planner=memory.planner,
                 mentions=memory.held_mentions,
+                later=memory.later_files,
             )
             memory.main_stale = False
         held = time.perf_counter() - started
@@ -130,31 +138,65 @@ class MainGraph:
         """Bring it up to date in the background thread, as soon as it is free (`force`: a new
         one even if it is up to date)."""
         self._force = self._force or force
+        self._main_asked = True
+        self.wake()
+
+    def wake(self) -> None:
+        """Write the rooms' files that wait (`LaterFiles`) in the background thread."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="vyre-main-graph", daemon=True)
             self._thread.start()
         self._wanted.set()
 
     def close(self, timeout: float = 60.0) -> None:
-        """Let the background derive under way finish (a kill would do no harm either)."""
+        """Let the background derive under way finish, and the rooms' files that wait be
+        written (a kill would do no harm either: those rooms are derived again at the start)."""
         self._stop.set()
         self._wanted.set()
         with self._served:
             self._served.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
+        elif self._files.waiting():
+            self.write_files()
+
+    def write_files(self) -> None:
+        """Write the rooms' files that wait, newest rows first taken, each recorded in the
+        ledger (with the main graph's input beside it) under the writer's lock."""
+        with self.lock:
+            memory = self._memory()
+            while (item := self._files.take()) is not None:
+                rows, given = item
+                try:
+                    stamp = memory.store.replace_room(rows)  # off the writer's lock
+                except BaseException:
+                    self._files.done(rows.room)
+                    raise  # the room is derived again: its record is the old file's
+                with self._writer:
+                    if self._files.done(rows.room):  # gone meanwhile: so is its file
+                        memory.store.drop_room(rows.room)
+                        continue
+                    record_rows(memory.ledger, rows, stamp)
+                    if memory.store.main_inputs().get(rows.room) is given:  # not newer
+                        memory.store.keep_input(given)
+                del rows, given, item
 
     def _loop(self) -> None:
         while True:
             self._wanted.wait()
-            if self._stop.is_set():
-                return
             self._wanted.clear()
-            force, self._force = self._force, False
             try:
-                self.run(force=force)
+                self.write_files()
+                if self._stop.is_set():
+                    return
+                if self._main_asked:
+                    self._main_asked = False
+                    force, self._force = self._force, False
+                    self.run(force=force)
             except Exception as exc:  # tried again later, never the end of the daemon
                 self._failed(exc)
+                if self._stop.is_set():
+                    return
 
 
 def trim_heap() -> None:

@@ -56,6 +56,7 @@ from vyre.interface import operations
 from vyre.learn import hook as learn_hook
 from vyre.ledger import Ledger
 from vyre.models import Ingested
+from vyre.rooms.pipeline import LaterFiles
 
 if TYPE_CHECKING:
     from vyre.deck.server import DeckServer
@@ -107,7 +108,8 @@ class Daemon:
             "skipped": {},  # lines skipped since start, by reason
         }
         self._main_due: float | None = None  # when the watcher asks for the main graph
-        self._main = MainGraph(lambda: self.live, self.lock, self._main_failed)
+        self._files = LaterFiles()  # rooms' files the watcher's derives leave to write
+        self._main = MainGraph(lambda: self.live, self.lock, self._main_failed, self._files)
         self._retry: set[Path] = set()  # files whose ingest failed, to read again
         self._watcher: Watcher | None = None
         # derives a reply said were done: a read of the main graph waits until it covers them
@@ -136,6 +138,7 @@ class Daemon:
         try:
             self.memory = Memory(self.home, owner=True)
             self.memory.main_later = True  # derived beside the writer: `self._main`
+            self.memory.later_files = self._files  # and the rooms' files written there
             from vyre.learn.service import Learn
 
             hooks = Ledger(self.home / "vyre.db")

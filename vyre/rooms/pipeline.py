@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -296,6 +297,76 @@ def _digest_with(
     return hashlib.blake2b(f"{base}|corrections:{ids}".encode(), digest_size=16).hexdigest()
 
 
+class LaterFiles:
+    """Rooms' files written after the derive that made their rows, by a thread of the
+    daemon's (`vyre.daemon.main_graph`): a new line is served, and a handed ingest answered,
+    without waiting for the engine's write. A room whose file is still to be written counts
+    as derived (its digest is the new one), so it is not derived again meanwhile; a kill
+    before the file is recorded leaves the ledger's record of the old one, and the next start
+    derives the room again. At most `limit` rooms wait at once (`vyre derive --all` writes
+    the rest itself): memory holds a few rooms' rows, never the home's. The rows a room waits
+    with are always its newest: a room derived again before its file was written is written
+    once, as it is now."""
+
+    def __init__(self, limit: int = 2) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[str, tuple[RoomRows, MainInput]] = {}
+        self._writing: tuple[str, str] | None = None  # (room, digest) being written now
+        self._dropped: set[str] = set()
+        self.limit = limit
+        self.woken: Callable[[], None] = lambda: None  # told when a room starts to wait
+
+    def digests(self) -> dict[str, str]:
+        """The digest of each room whose newest file is not recorded yet."""
+        with self._lock:
+            out = {self._writing[0]: self._writing[1]} if self._writing else {}
+            out.update((room, rows.digest) for room, (rows, _) in self._pending.items())
+            return out
+
+    def put(self, rows: RoomRows, given: MainInput) -> bool:
+        """Whether the room's file will be written later (else write it now): taken when the
+        room already waits or is being written (its newest rows replace those), or while
+        fewer than `limit` rooms wait."""
+        with self._lock:
+            room = rows.room
+            being_written = self._writing is not None and self._writing[0] == room
+            if room not in self._pending and not being_written and len(self._pending) >= self.limit:
+                return False
+            self._pending[room] = (rows, given)
+            self._dropped.discard(room)
+        self.woken()
+        return True
+
+    def drop(self, room: str) -> None:
+        """The room is gone: its file is not written (or is removed once written)."""
+        with self._lock:
+            self._pending.pop(room, None)
+            self._dropped.add(room)
+
+    def take(self) -> tuple[RoomRows, MainInput] | None:
+        with self._lock:
+            if not self._pending:
+                self._writing = None
+                return None
+            room = next(iter(self._pending))
+            rows, given = self._pending.pop(room)
+            self._writing = (room, rows.digest)
+            return rows, given
+
+    def done(self, room: str) -> bool:
+        """The room's file is written; whether the room was dropped meanwhile."""
+        with self._lock:
+            self._writing = None
+            if room in self._dropped:
+                self._dropped.discard(room)
+                return True
+            return False
+
+    def waiting(self) -> bool:
+        with self._lock:
+            return bool(self._pending) or self._writing is not None
+
+
 def derive(
     ledger: Ledger,
     store: GraphStore,
@@ -306,6 +377,7 @@ def derive(
     written: Callable[[RoomRows], None] | None = None,
     planner: Planner | None = None,
     mentions: HeldMentions | None = None,
+    later: LaterFiles | None = None,
 ) -> DeriveReport:
     """Derive stale rooms, then (unless `main` is False) the main graph if anything changed.
 
@@ -313,10 +385,19 @@ def derive(
     (`main_job`): prompts read rooms. `written(rows)` is told of each room's rows just before
     its file is written (an empty one when dropped), so a reader serves the new rows at once
     and never reads them back. A `planner` and the `mentions` held from the last derive
-    (the daemon's) make the plan and the rooms' mentions cost what changed.
+    (the daemon's) make the plan and the rooms' mentions cost what changed; with `later`,
+    the rooms' files are written by another thread (`LaterFiles`).
     """
     report, job = _derive_rooms(
-        ledger, store, settings, force, written, want_main=main, planner=planner, mentions=mentions
+        ledger,
+        store,
+        settings,
+        force,
+        written,
+        want_main=main,
+        planner=planner,
+        mentions=mentions,
+        later=later,
     )
     if job is not None:
         rows = job.rows()
@@ -348,6 +429,7 @@ def main_job(
     force: bool = False,
     planner: Planner | None = None,
     mentions: HeldMentions | None = None,
+    later: LaterFiles | None = None,
 ) -> MainJob | None:
     """Stale rooms derived first, then what the main graph needs, or None when it is up to
     date. Taken under the writer's lock; then `job.rows()` and `write_rows` run off it (one
@@ -364,6 +446,7 @@ def main_job(
         force_main=force,
         planner=planner,
         mentions=mentions,
+        later=later,
     )[1]
 
 
@@ -378,9 +461,13 @@ def _derive_rooms(
     force_main: bool = False,
     planner: Planner | None = None,
     mentions: HeldMentions | None = None,
+    later: LaterFiles | None = None,
 ) -> tuple[DeriveReport, MainJob | None]:
     digests, by_room, membership, bases = (planner or Planner()).plan(ledger, settings)
     record = graph_rooms.recorded(ledger)
+    if later is not None:  # rooms derived whose files are still to be written
+        for room, digest in later.digests().items():
+            record[room] = graph_rooms.Record(digest, 0, 0, "")
     stale = sorted(r for r in digests if force or _digest(record, r) != digests[r])
     gone = sorted(r for r in record.keys() | set(store.rooms()) if r not in digests and r != MAIN)
     report = DeriveReport(rooms=stale, dropped=gone)
@@ -412,11 +499,18 @@ def _derive_rooms(
         names = frozenset(n for n in inp.named if n.split(":", 1)[0] in ENTITY_KINDS)
         graph_rooms.keep_names(ledger, room, bases[room], names)
         rows.digest = digests[room] = _digest_with(bases[room], scoped, room, names)
-        record_rows(ledger, rows, write_rows(store, rows, written))
         inputs[room] = main_input(rows, alone)
-        store.keep_input(inputs[room])  # beside the room's file, for the next process
+        if later is not None and later.put(rows, inputs[room]):
+            one_kind_per_entity(rows.facts)
+            if written:
+                written(rows)  # served now; its file, its record and its input follow
+        else:
+            record_rows(ledger, rows, write_rows(store, rows, written))
+            store.keep_input(inputs[room])  # beside the room's file, for the next process
         report.facts += len(rows.facts)
     for room in gone:
+        if later is not None:
+            later.drop(room)
         store.drop_room(room)
         graph_rooms.forget(ledger, [room])
         if written:
