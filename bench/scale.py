@@ -256,6 +256,12 @@ def report(figures: dict, base: dict, slack: float) -> int:
         ok = ok and not worse
         flag = "   WORSE than baseline" if worse else ""
         print(f"{what:34} {shown:>10} {kept:>10}   {target or '-'}{flag}")
+    steps = d.get("line_steps_s") or {}
+    if steps:
+        print(
+            "a new line in the daemon, median s: "
+            + ", ".join(f"{k} {v:g}" for k, v in steps.items())
+        )
     return verdict(ok)
 
 
@@ -288,7 +294,7 @@ def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
                 capture_output=True,
             )
             cli.append(time.perf_counter() - started)
-        visible, empty, hooks, waits = write_load(home, root, args.appends)
+        visible, empty, hooks, waits, steps = write_load(home, root, args.appends)
         status = call("status", caller="local", home=home, timeout=600)
         return {
             "cli_ingest_one_session_s": round(statistics.median(cli), 2),
@@ -303,6 +309,12 @@ def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
             # how long a prompt hook's reply took under the write load
             "hook_s": {"p50": round(statistics.median(waits), 4), "p95": round(p95(waits), 4)},
             "rss_after_writes_mib": round(proc_rss_mib(proc.pid), 1),
+            # where a new line's time went in the daemon (median seconds per step of the
+            # derives that served the appended lines; absent from a daemon that does not say)
+            "line_steps_s": {
+                step: round(statistics.median(d[step] for d in steps if step in d), 3)
+                for step in sorted({k for d in steps for k in d})
+            },
             # the last main graph: its whole time, and how much of it held the writer's lock
             # (absent from a daemon before it was derived beside the writer)
             "main_graph": status.get("main_graph"),
@@ -312,10 +324,12 @@ def daemon_figures(home: Path, root: Path, env: dict, args) -> dict:
         proc.wait(60)
 
 
-def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, int, list[float]]:
+def write_load(
+    home: Path, root: Path, appends: int
+) -> tuple[list[float], int, int, list[float], list[dict]]:
     """A line every 2 s in one session while hooks ask about earlier lines, as a live session
     does: (seconds until each new line was visible, empty hook replies, hooks sent, seconds
-    each hook's reply took)."""
+    each hook's reply took, the daemon's steps of the derive that served each line)."""
     cwd = "/home/bench/work/p07"
     t = Transcript(root, cwd=cwd, session=f"live-{time.time_ns()}", start="2026-09-30T10:00:00Z")
     known: list[str] = []
@@ -345,6 +359,7 @@ def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, 
     asker = threading.Thread(target=hook_load, daemon=True)
     asker.start()
     visible = []
+    steps: list[dict] = []
     run = time.time_ns() // 1000
     for i in range(appends):
         n = run + i
@@ -362,12 +377,14 @@ def write_load(home: Path, root: Path, appends: int) -> tuple[list[float], int, 
         ):
             time.sleep(0.01)
         visible.append(time.perf_counter() - started)
+        last = call("status", caller="local", home=home).get("last_derive") or {}
+        steps.append({k: v for k, v in last.items() if isinstance(v, float)})
         with lock:
             known.insert(0, name)
         time.sleep(max(0.0, 2.0 - (time.perf_counter() - started)))
     stop.set()
     asker.join(10)
-    return visible, empty, hooks, waits
+    return visible, empty, hooks, waits, steps
 
 
 if __name__ == "__main__":

@@ -268,6 +268,7 @@ class Memory:
         from vyre.transcripts import ingest
 
         self._rules_current()
+        started = time.perf_counter()
         with _no_cycle_collection():
             report = ingest(
                 self.ledger,
@@ -278,7 +279,10 @@ class Memory:
             )
             personal.index(self.ledger)  # the person's own facts, found once per new turn
             self.planner.touched(report.sessions)
-            return Ingested(report=report, derived=self.derive(main=main))
+            read = time.perf_counter() - started
+            derived = self.derive(main=main)
+            derived.seconds = {"read": round(read, 4), **derived.seconds}
+            return Ingested(report=report, derived=derived)
 
     def derive(self, *, force: bool = False, main: bool = True) -> DeriveReport:
         """Derive the rooms whose inputs changed (every room with `force`)."""

@@ -98,6 +98,8 @@ class DeriveReport:
     dropped: list[str] = field(default_factory=list)
     facts: int = 0
     main_stale: bool = False  # the main graph still waits for its turn
+    # where its time went, by step (plan, mentions, derive, view, write): seconds
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> str:
         if not self.rooms and not self.dropped:

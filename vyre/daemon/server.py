@@ -542,6 +542,8 @@ class Daemon:
         self._stats["last_ingest"] = time.time()
         for reason, n in report.skipped.items():
             self._stats["skipped"][reason] = self._stats["skipped"].get(reason, 0) + n
+        if derived.rooms:  # where the last new lines' time went, for `status` and bench/
+            self._stats["last_derive"] = {"rooms": derived.rooms, **derived.seconds}
         if derived.main_stale:
             self._main_due = time.monotonic() + MAIN_DELAY_S
         if derived.rooms:

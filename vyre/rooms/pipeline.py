@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -463,6 +464,7 @@ def _derive_rooms(
     mentions: HeldMentions | None = None,
     later: LaterFiles | None = None,
 ) -> tuple[DeriveReport, MainJob | None]:
+    started = time.perf_counter()
     digests, by_room, membership, bases = (planner or Planner()).plan(ledger, settings)
     record = graph_rooms.recorded(ledger)
     if later is not None:  # rooms derived whose files are still to be written
@@ -471,6 +473,8 @@ def _derive_rooms(
     stale = sorted(r for r in digests if force or _digest(record, r) != digests[r])
     gone = sorted(r for r in record.keys() | set(store.rooms()) if r not in digests and r != MAIN)
     report = DeriveReport(rooms=stale, dropped=gone)
+    took = _Steps(report.seconds, started)
+    took("plan")
     orgs = {p["slug"]: p["org"] for p in ledger.projects()}
     corrections = corrections_store.active(ledger)
     inputs = store.main_inputs()  # what the main graph reads from each room, kept beside it
@@ -481,32 +485,39 @@ def _derive_rooms(
     for room in stale:
         alone = single(room)
         scoped = in_scope(corrections, room)
+        took("plan")
+        rows_said = (
+            mentions.of(ledger, room, by_room[room])
+            if mentions is not None
+            else ledger.mentions(s["id"] for s in by_room[room])
+        )
+        took("mentions")
         inp = RoomInput(
             room=room,
             digest=digests[room],
-            mentions=(
-                mentions.of(ledger, room, by_room[room])
-                if mentions is not None
-                else ledger.mentions(s["id"] for s in by_room[room])
-            ),
+            mentions=rows_said,
             single=alone,
             org=orgs.get(room) if room != UNFILED else None,
             settings=settings,
             corrections=scoped,
         )
         rows = derive_room(inp)
+        del rows_said
         # the names this derive found decide which corrections count here from now on
         names = frozenset(n for n in inp.named if n.split(":", 1)[0] in ENTITY_KINDS)
         graph_rooms.keep_names(ledger, room, bases[room], names)
         rows.digest = digests[room] = _digest_with(bases[room], scoped, room, names)
         inputs[room] = main_input(rows, alone)
+        took("derive")
         if later is not None and later.put(rows, inputs[room]):
             one_kind_per_entity(rows.facts)
             if written:
                 written(rows)  # served now; its file, its record and its input follow
+            took("view")
         else:
-            record_rows(ledger, rows, write_rows(store, rows, written))
+            record_rows(ledger, rows, write_rows(store, rows, written, took))
             store.keep_input(inputs[room])  # beside the room's file, for the next process
+            took("write")
         report.facts += len(rows.facts)
     for room in gone:
         if later is not None:
@@ -541,7 +552,10 @@ def _digest(record: dict[str, graph_rooms.Record], room: str) -> str:
 
 
 def write_rows(
-    store: GraphStore, rows: RoomRows, written: Callable[[RoomRows], None] | None = None
+    store: GraphStore,
+    rows: RoomRows,
+    written: Callable[[RoomRows], None] | None = None,
+    took: Callable[[str], None] | None = None,
 ) -> str:
     """A room's (or the main graph's) file written anew; its stamp. Readers are given the rows
     before the file is written: they are a function of the committed ledger, and a new line is
@@ -549,7 +563,21 @@ def write_rows(
     one_kind_per_entity(rows.facts)
     if written:
         written(rows)
+    if took:
+        took("view")
     return store.replace_room(rows)
+
+
+class _Steps:
+    """Adds the time since the last call to the step named (a derive's `seconds`)."""
+
+    def __init__(self, seconds: dict[str, float], started: float) -> None:
+        self._seconds, self._at = seconds, started
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        self._seconds[step] = round(self._seconds.get(step, 0.0) + now - self._at, 4)
+        self._at = now
 
 
 def record_rows(ledger: Ledger, rows: RoomRows, stamp: str) -> None:
