@@ -62,8 +62,15 @@ def held_main(monkeypatch):
     gate.set()
 
 
+@pytest.fixture
+def started(monkeypatch):
+    """A daemon in a thread whose watcher looks only every 30 s, whatever the kernel says:
+    the handed ingest is what reads a new session."""
+    monkeypatch.setattr(Daemon, "_pause", lambda self, watcher: not self.stop.wait(self.poll))
+    return _started
+
+
 def _started(home: Path, root: Path) -> tuple[Daemon, threading.Thread]:
-    # the watcher looks only every 30 s: the handed ingest is what reads the new session
     daemon = Daemon(home, root, poll=30)
     thread = threading.Thread(target=daemon.run, daemon=True)
     thread.start()
@@ -72,10 +79,10 @@ def _started(home: Path, root: Path) -> tuple[Daemon, threading.Thread]:
 
 
 def test_a_handed_ingest_answers_before_the_main_graph_and_reads_after_it_see_it(
-    root, vyre_home, held_main
+    root, vyre_home, started, held_main
 ):
     armed, gate, entered = held_main
-    daemon, thread = _started(vyre_home, root)
+    daemon, thread = started(vyre_home, root)
     try:
         assert _works_at(vyre_home, "*") == {"Priya Anand"}
         armed["on"] = True
@@ -108,28 +115,30 @@ def test_a_handed_ingest_answers_before_the_main_graph_and_reads_after_it_see_it
 
 
 def test_a_handed_ingest_with_nothing_new_reads_nothing_and_waits_for_nothing(
-    root, vyre_home, held_main
+    root, vyre_home, started, held_main
 ):
     armed, gate, _ = held_main
-    daemon, thread = _started(vyre_home, root)
+    daemon, thread = started(vyre_home, root)
     try:
         armed["on"] = True
-        started = time.monotonic()
+        began = time.monotonic()
         done = call("ingest", {}, caller="cli", home=vyre_home, timeout=30)
         assert done["report"]["files"] == 0 and done["derived"]["rooms"] == []
         assert _works_at(vyre_home, "*") == {"Priya Anand"}  # nothing owed: served at once
-        assert time.monotonic() - started < 20
+        assert time.monotonic() - began < 20
     finally:
         gate.set()
         daemon.stop.set()
         thread.join(30)
 
 
-def test_a_handed_ingest_reads_the_whole_root_when_the_daemon_polls(root, vyre_home, monkeypatch):
+def test_a_handed_ingest_reads_the_whole_root_when_the_daemon_polls(
+    root, vyre_home, started, monkeypatch
+):
     """Without the kernel's events an append to an old file may not be seen yet: the handed
     ingest then reads the whole root, as a one-off ingest does."""
     monkeypatch.setattr(server, "Watcher", functools.partial(Watcher, kernel=False))
-    daemon, thread = _started(vyre_home, root)
+    daemon, thread = started(vyre_home, root)
     try:
         assert daemon._watcher is not None and not daemon._watcher.kernel
         _said(root, "k2", "Tomas Berg, the site engineer at Halden Structures, checked it.")
@@ -141,10 +150,10 @@ def test_a_handed_ingest_reads_the_whole_root_when_the_daemon_polls(root, vyre_h
         thread.join(30)
 
 
-def test_files_a_failed_handed_ingest_took_are_read_again(root, vyre_home, monkeypatch):
+def test_files_a_failed_handed_ingest_took_are_read_again(root, vyre_home, started, monkeypatch):
     """The files a handed ingest took from the watcher are not lost when it fails: the
     request says why, and the watcher reads them again."""
-    daemon, thread = _started(vyre_home, root)
+    daemon, thread = started(vyre_home, root)
     try:
         live = daemon.live
         real = live.ingest
@@ -169,7 +178,7 @@ def test_files_a_failed_handed_ingest_took_are_read_again(root, vyre_home, monke
 
 
 def test_a_new_line_is_served_and_a_handed_ingest_answered_before_its_rooms_file_is_written(
-    root, vyre_home, monkeypatch, tmp_path
+    root, vyre_home, started, monkeypatch, tmp_path
 ):
     """The watcher's derive and a handed ingest leave the room's file to the daemon's thread:
     with every room's file write held at a gate, the new line is served and the ingest
@@ -186,7 +195,7 @@ def test_a_new_line_is_served_and_a_handed_ingest_answered_before_its_rooms_file
         return real(store, rows)
 
     monkeypatch.setattr(GraphStore, "replace_room", held)
-    daemon, thread = _started(vyre_home, root)
+    daemon, thread = started(vyre_home, root)
     try:
         armed["on"] = True
         _said(root, "k2", "Tomas Berg, the site engineer at Halden Structures, checked it.")

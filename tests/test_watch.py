@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 
 import pytest
@@ -85,3 +86,29 @@ def test_a_missing_root_is_not_an_error(tmp_path):
     (tmp_path / "nope" / "-w").mkdir(parents=True)
     (tmp_path / "nope" / "-w" / "s.jsonl").write_text("{}\n")
     assert watcher.changes() == []  # the root itself appears: found at the next full scan
+
+
+def test_wait_returns_as_soon_as_the_kernel_reports_a_change(tmp_path):
+    """The daemon sleeps in `wait`: an append wakes it at once, not at the next look."""
+    root = tmp_path / "projects"
+    (root / "-w").mkdir(parents=True)
+    path = root / "-w" / "s1.jsonl"
+    path.write_text("{}\n")
+    watcher = Watcher(root)
+    try:
+        if not watcher.kernel:
+            pytest.skip("no inotify here: the watcher polls")
+        watcher.changes()
+        assert not watcher.wait(0.05)  # nothing happened: the whole timeout
+
+        def append() -> None:
+            with path.open("a") as f:
+                f.write("{}\n")
+
+        threading.Timer(0.2, append).start()
+        started = time.monotonic()
+        assert watcher.wait(30)
+        assert time.monotonic() - started < 20
+        assert watcher.changes() == [path]
+    finally:
+        watcher.close()

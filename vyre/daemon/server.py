@@ -62,8 +62,12 @@ if TYPE_CHECKING:
     from vyre.deck.server import DeckServer
     from vyre.learn.service import Learn
 
-POLL_S = 0.2  # how often the watcher looks for new lines
+POLL_S = 0.2  # how often the watcher looks for new lines (with kernel events: at the latest)
+SETTLE_S = 0.02  # after the kernel says a file changed: the rest of a burst of writes lands
 MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
+# while a session keeps writing, the main graph at most this often (unless a reply owes it):
+# each one derived beside the watcher takes CPU from the next line's room
+MAIN_EVERY_S = 10.0
 HOOK_WAIT_S = 0.25  # the longest a prompt's lesson check waits for the hooks' lane
 RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
 MAIN_WAIT_S = 60.0  # the longest a read of the main graph waits for a change it is owed
@@ -108,6 +112,7 @@ class Daemon:
             "skipped": {},  # lines skipped since start, by reason
         }
         self._main_due: float | None = None  # when the watcher asks for the main graph
+        self._main_wanted_at = -MAIN_EVERY_S  # when it last did
         self._files = LaterFiles()  # rooms' files the watcher's derives leave to write
         self._main = MainGraph(lambda: self.live, self.lock, self._main_failed, self._files)
         self._retry: set[Path] = set()  # files whose ingest failed, to read again
@@ -485,8 +490,19 @@ class Daemon:
         finally:
             watcher.close()
 
+    def _pause(self, watcher: Watcher) -> bool:
+        """Until the next look (the kernel's next event, or `poll` seconds); False once the
+        daemon is stopping."""
+        if self.stop.is_set():
+            return False
+        if watcher.kernel:
+            if watcher.wait(self.poll):
+                time.sleep(SETTLE_S)
+            return not self.stop.is_set()
+        return not self.stop.wait(self.poll)
+
     def _watch_with(self, watcher: Watcher) -> None:
-        while not self.stop.wait(self.poll):
+        while self._pause(watcher):
             self._verify_snapshot()
             # changes taken and read under one hold of the writer's lock: a handed ingest
             # never answers between the two, before lines taken here are read
@@ -503,6 +519,7 @@ class Daemon:
                     continue
             if self._main_due and time.monotonic() >= self._main_due:
                 self._main_due = None
+                self._main_wanted_at = time.monotonic()
                 self._main.want()  # in its own thread: the next line is read meanwhile
 
     def _main_now(self) -> None:
@@ -545,7 +562,8 @@ class Daemon:
         if derived.rooms:  # where the last new lines' time went, for `status` and bench/
             self._stats["last_derive"] = {"rooms": derived.rooms, **derived.seconds}
         if derived.main_stale:
-            self._main_due = time.monotonic() + MAIN_DELAY_S
+            now = time.monotonic()
+            self._main_due = max(now + MAIN_DELAY_S, self._main_wanted_at + MAIN_EVERY_S)
         if derived.rooms:
             trim_heap()  # the rows a derive dropped: otherwise they stay in the daemon's RSS
         return done

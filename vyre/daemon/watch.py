@@ -1,7 +1,8 @@
 """Finding transcript files that changed, cheaply enough to look five times a second.
 
 On Linux the kernel says what changed (inotify, through libc with ctypes): one watch per
-folder under the root, an event for every append, new file and new folder. Appending to a
+folder under the root, an event for every append, new file and new folder; `wait` returns as
+soon as one arrives. Appending to a
 file nobody touched for hours is seen at the next look, and a look at a quiet home reads
 nothing but an empty queue: no `stat` of 30,000 files. A full scan runs at the start, when the
 kernel's queue overflowed, and every 15 minutes as a safety net.
@@ -20,6 +21,7 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import select
 import struct
 import sys
 import time
@@ -124,6 +126,19 @@ class Watcher:
         if self._events is not None:
             self._events.close()
             self._events = None
+
+    def wait(self, timeout: float) -> bool:
+        """Until the kernel reports a change, or `timeout` seconds (polling: the timeout);
+        whether a change was reported. A new line is then read the moment it is written,
+        not at the next look."""
+        if self._events is None:
+            time.sleep(timeout)
+            return False
+        try:
+            ready, _, _ = select.select([self._events.fd], [], [], timeout)
+        except (OSError, ValueError):  # closed meanwhile
+            return False
+        return bool(ready)
 
     def changes(self) -> list[Path]:
         """Files that are new or changed since the last call."""
