@@ -264,8 +264,8 @@ class Memory:
     ) -> Ingested:
         """Read new transcript lines, then re-derive the rooms they touch."""
         from vyre.ask import personal
-        from vyre.extract import extract_draft  # the rules: only ingest and derive need them
-        from vyre.transcripts import ingest
+        from vyre.extract import extract_draft, warm  # the rules: only ingest and derive
+        from vyre.transcripts import ingest, worker_count
 
         self._rules_current()
         started = time.perf_counter()
@@ -276,6 +276,8 @@ class Memory:
                 extract_draft,
                 progress=progress,
                 paths=[Path(p) for p in paths] if paths is not None else None,
+                workers=worker_count(config.settings().get("ingest.workers")),
+                warm=warm,
             )
             personal.index(self.ledger)  # the person's own facts, found once per new turn
             self.planner.touched(report.sessions)

@@ -25,6 +25,9 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "relations.decided": True,
     # The graph engine's buffer pool in MiB for each room's file; None sizes it from the file.
     "graph.buffer_pool_mib": None,
+    # Processes that read a big batch's new files (vyre/transcripts/workers.py); None: one per
+    # CPU, 1: none (the writer reads every file itself).
+    "ingest.workers": None,
 }
 
 

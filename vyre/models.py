@@ -61,6 +61,7 @@ class IngestReport:
     pending: int = 0  # unfinished last lines left for the next run
     empty: int = 0  # 0-byte files (nothing to read yet)
     aliases: int = 0  # files already read under another path
+    workers: int = 0  # processes that read new files ahead of the writer (0: none)
     sessions: set[str] = field(default_factory=set)  # sessions that changed
 
     def summary(self) -> str:

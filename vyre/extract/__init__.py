@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from vyre.extract.version import RULES_VERSION
 
-__all__ = ["RULES_VERSION", "extract", "extract_draft"]
+__all__ = ["RULES_VERSION", "extract", "extract_draft", "warm"]
 
 
 if TYPE_CHECKING:
@@ -26,6 +26,19 @@ def extract_draft(draft: Draft) -> list:
     return extract(
         draft.by, draft.kind, draft.full_text or draft.text, draft.ts, sidechain=draft.sidechain
     )
+
+
+def warm() -> None:
+    """Load everything the rules read (patterns, word lists, public suffixes, legal forms)
+    now: ingest's worker processes are forked after this and share it."""
+    from vyre.extract import gazetteer
+    from vyre.extract.rules import extract
+
+    gazetteer.given_names()
+    gazetteer.short_names()
+    gazetteer.legal_terms()
+    gazetteer.registered("example.co.uk")
+    extract("person", "text", "Dana Reyes, the office manager at Harlow Legal, is here.", None)
 
 
 def __getattr__(name: str) -> Any:

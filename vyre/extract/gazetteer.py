@@ -63,17 +63,22 @@ def _names(min_sources: int, min_people: int) -> frozenset[str]:
         return frozenset()
     data = Path(next(iter(spec.submodule_search_locations))) / "name_data.json"
     try:
-        stamp = f"{_CACHE_FORMAT}-{min_sources}-{min_people}-{data.stat().st_size}"
+        size = data.stat().st_size
     except OSError:
         return frozenset()
-    cached = _cache_dir() / f"given-names-{stamp}.txt"
+
+    def cached(cut: tuple[int, int]) -> Path:
+        return _cache_dir() / f"given-names-{_CACHE_FORMAT}-{cut[0]}-{cut[1]}-{size}.txt"
+
     try:
-        return frozenset(cached.read_text().split())
+        return frozenset(cached((min_sources, min_people)).read_text().split())
     except OSError:
         pass
-    names = _scan(data.read_bytes(), min_sources, min_people)
-    _keep(cached, "\n".join(sorted(names)))
-    return names
+    # both lists from one pass over the 22 MB (a fresh home's first turn waits for it)
+    lists = _scan(data.read_bytes(), {(min_sources, min_people), *_CUTS})
+    for cut, names in lists.items():
+        _keep(cached(cut), "\n".join(sorted(names)))
+    return lists[(min_sources, min_people)]
 
 
 def _keep(cached: Path, text: str) -> None:
@@ -87,15 +92,22 @@ def _keep(cached: Path, text: str) -> None:
         pass  # a read-only home still gets the list, just not the cache
 
 
-_ENTRY = re.compile(rb'"([a-z][a-z\'-]+)": \[(\d+), (\d+), ')
+_CUTS = ((MIN_SOURCES, MIN_PEOPLE), (SHORT_MIN_SOURCES, SHORT_MIN_PEOPLE))
+# An entry carried by 10 people or more (two digits): every cut asks at least that, and the
+# pattern passes over the 640,000 rarer names without making a match of each.
+_ENTRY = re.compile(rb'"([a-z][a-z\'-]+)": \[(\d+), ([1-9]\d+), ')
 
 
-def _scan(raw: bytes, min_sources: int, min_people: int) -> frozenset[str]:
-    return frozenset(
-        name.decode()
-        for name, sources, people in _ENTRY.findall(raw)
-        if int(sources) >= min_sources and int(people) >= min_people
-    )
+def _scan(raw: bytes, cuts: set[tuple[int, int]]) -> dict[tuple[int, int], frozenset[str]]:
+    """The names each (sources, people) cut keeps, from one pass over the data file."""
+    assert all(people >= 10 for _, people in cuts), "_ENTRY skips names under 10 people"
+    kept: dict[tuple[int, int], set[str]] = {cut: set() for cut in cuts}
+    for name, sources, people in _ENTRY.findall(raw):
+        s, p = int(sources), int(people)
+        for (min_sources, min_people), names in kept.items():
+            if s >= min_sources and p >= min_people:
+                names.add(name.decode())
+    return {cut: frozenset(names) for cut, names in kept.items()}
 
 
 def _cache_dir() -> Path:

@@ -23,8 +23,10 @@ import os
 import sqlite3
 import stat
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,6 +35,7 @@ from vyre.ledger import Ledger
 from vyre.models import IngestReport
 from vyre.transcripts.classify import Draft
 from vyre.transcripts.lines import Parsed, Read, Repaired, Unread, parse, read
+from vyre.transcripts.workers import Readers
 
 HEAD_BYTES = 256
 TAIL_BYTES = 256  # fingerprinted just before the offset: a rewrite that kept the head shows
@@ -91,8 +94,12 @@ def ingest(
     *,
     progress: Callable[[int], object] | None = None,
     paths: list[Path] | None = None,
+    workers: int = 1,
+    warm: Callable[[], object] | None = None,
 ) -> IngestReport:
-    """Read new lines under root (or only `paths`, when a watcher knows what changed)."""
+    """Read new lines under root (or only `paths`, when a watcher knows what changed). With
+    `workers` > 1, a big batch's new files are read by that many processes ahead of this one,
+    which writes (`workers.py`); `warm` loads the rules before they are forked."""
     given = Path(root).expanduser()
     if not given.is_dir():
         raise MissingRoot(f"no Claude Code projects folder at {given}")
@@ -104,25 +111,53 @@ def ingest(
         files = sorted({str(_real_path(p, given, real)) for p in paths}, key=_path_order)
     report = IngestReport()
     report.files = len(files)
-    pending = _changed(ledger, files)
+    pending = deque(_changed(ledger, files))
     if progress and len(pending) < len(files):
         progress(len(files) - len(pending))
-    while pending:
-        # Files land in batches: one transaction per batch keeps commits cheap, and a crash
-        # rolls a whole batch back (rows and offsets together), so nothing is half-read.
-        # Each file's state is read inside the transaction: another process may have read
-        # the same file a moment ago.
-        done, size = 0, 0
-        with ledger.transaction() as db:
-            known = _states(db, pending[:BATCH_FILES])
-            while pending and done < BATCH_FILES and size < BATCH_BYTES:
-                path = pending.pop(0)
-                size += _ingest_file(db, path, known.get(str(path)), real, extract, report)
-                done += 1
-            ledger.index_turns(db)
-        if progress:
-            progress(done)
+    jobs = _new_files(ledger, pending) if workers > 1 and len(pending) > 1 else []
+    with Readers(jobs, workers, extract, warm) as readers:
+        report.workers = readers.workers
+        while pending:
+            # Files land in batches: one transaction per batch keeps commits cheap, and a
+            # crash rolls a whole batch back (rows and offsets together), so nothing is
+            # half-read. Each file's state is read inside the transaction: another process
+            # may have read the same file a moment ago.
+            done, size = 0, 0
+            with ledger.transaction() as db:
+                known = _states(db, list(islice(pending, BATCH_FILES)))
+                while pending and done < BATCH_FILES and size < BATCH_BYTES:
+                    path = pending.popleft()
+                    ready = readers.take(path)
+                    size += _ingest_file(
+                        db, path, known.get(str(path)), real, extract, report, ready
+                    )
+                    done += 1
+                ledger.index_turns(db)
+            if progress:
+                progress(done)
     return report
+
+
+def _new_files(ledger: Ledger, paths: Iterable[Path]) -> list[tuple[str, int]]:
+    """(path, size) of the files the ledger has no row for: those a worker may read whole."""
+    keys = [str(p) for p in paths]
+    known: set[str] = set()
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        known.update(
+            row[0]
+            for row in ledger.db.execute(
+                f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk
+            )
+        )
+    out = []
+    for key in keys:
+        if key not in known:
+            try:
+                out.append((key, os.stat(key).st_size))
+            except OSError:
+                continue
+    return out
 
 
 def _real_path(path: Path, given: Path, real: Path) -> Path:
@@ -163,8 +198,10 @@ def _ingest_file(
     root: Path,
     extract: Extractor,
     report: IngestReport,
+    ready: Prepared | None = None,
 ) -> int:
-    """Read one file's new lines into the open transaction; returns the bytes read."""
+    """Read one file's new lines into the open transaction (or store what a worker read of
+    it, `ready`, when it is what the writer would read); returns the bytes read."""
     key = str(path)
     try:
         with _open_regular(path) as f:
@@ -198,6 +235,8 @@ def _ingest_file(
                 if state.mtime_ns is None or state.mtime_ns != st.st_mtime_ns:
                     db.execute("UPDATE files SET mtime_ns = ? WHERE path = ?", (_settled(st), key))
                 return 0
+            if ready is not None and ready.fits(state, st, head):
+                return _read_new(db, f, path, state, head, ready, rewrite, extract, report)
             f.seek(state.offset)
             data = f.read(size - state.offset)
             return _read_new(db, f, path, state, head, data, rewrite, extract, report)
@@ -212,27 +251,22 @@ def _read_new(
     path: Path,
     state: _State,
     head: bytes,
-    data: bytes,
+    data: bytes | Prepared,
     rewrite: bool,
     extract: Extractor,
     report: IngestReport,
 ) -> int:
+    """Store a file's new bytes, or what a worker made of them (`Prepared`, read from offset 0
+    of this very file: the same rows, written here in the same order)."""
     key, offset = state.path, state.offset
-    skip = 0
-    if state.open_end and data[:1] == b"\n":
-        skip = 1  # the newline that ends a line already taken without one
-    chunks = data[skip:].split(b"\n")
-    tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
-    consumed = len(data) - len(tail)
-    parsed = [parse(chunk) for chunk in chunks]
-    open_end = 0
-    if tail:
-        last = parse(tail, whole=False)
-        if not isinstance(last, str):
-            parsed.append(last)
-            consumed, open_end = len(data), 1
-        else:
-            report.pending += 1
+    if isinstance(data, Prepared):
+        taken, size = data.taken, data.size
+        report.pending += taken.pending
+    else:
+        skip = 1 if state.open_end and data[:1] == b"\n" else 0  # ends a line already taken
+        taken, size = _take(data, skip), len(data)
+        report.pending += taken.pending
+    skip, consumed = taken.skip, taken.consumed
     if consumed == skip and not rewrite:
         if skip:  # only the newline arrived: remember it is read, nothing else changed
             tail_hash, tail_len = _tail(f, offset + 1)
@@ -249,13 +283,20 @@ def _read_new(
         report.rewrites += 1
         db.execute("DELETE FROM turns WHERE session = ?", (session,))
         db.execute("DELETE FROM mentions WHERE session = ?", (session,))
-    _store(db, session, parent, state.lines, parsed, extract, report, continued=offset > 0)
+    if isinstance(data, Prepared):
+        _add(report, data.counts)
+        _write_turns(db, session, data.turns, data.found, data.meta)
+        tail_hash, tail_len = data.tail
+    else:
+        _store(
+            db, session, parent, state.lines, taken.parsed, extract, report, continued=offset > 0
+        )
+        if consumed >= TAIL_BYTES:
+            tail_hash, tail_len = _digest(data[consumed - TAIL_BYTES : consumed]), TAIL_BYTES
+        else:
+            tail_hash, tail_len = _tail(f, offset + consumed)
     head_len = min(len(head), HEAD_BYTES)
     end = offset + consumed
-    if consumed >= TAIL_BYTES:
-        tail_hash, tail_len = _digest(data[consumed - TAIL_BYTES : consumed]), TAIL_BYTES
-    else:
-        tail_hash, tail_len = _tail(f, end)
     st = os.fstat(f.fileno())
     db.execute(
         f"INSERT INTO files ({_STATE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -268,10 +309,10 @@ def _read_new(
             key,
             session,
             end,
-            state.lines + len(parsed),
+            state.lines + taken.lines,
             _digest(head[:head_len]),
             head_len,
-            open_end,
+            taken.open_end,
             st.st_dev,
             st.st_ino,
             tail_hash,
@@ -280,7 +321,97 @@ def _read_new(
         ),
     )
     report.sessions.add(session)
-    return len(data)
+    return size
+
+
+@dataclass(slots=True)
+class _Taken:
+    """The whole lines of a file's new bytes, parsed (`lines.parse`), and how far they go."""
+
+    parsed: list[Parsed]  # emptied once stored or prepared (`lines` stays)
+    lines: int  # whole lines taken
+    skip: int  # 1: the bytes began with the newline of a line taken before without one
+    consumed: int  # bytes taken, the skipped newline included
+    open_end: int  # 1: the last line taken has no newline yet
+    pending: int  # 1: an unfinished last line is left for the next run
+
+
+def _take(data: bytes, skip: int) -> _Taken:
+    chunks = data[skip:].split(b"\n")
+    tail = chunks.pop()  # bytes after the last newline ('' when the data ends in one)
+    consumed = len(data) - len(tail)
+    parsed = [parse(chunk) for chunk in chunks]
+    open_end = pending = 0
+    if tail:
+        last = parse(tail, whole=False)
+        if not isinstance(last, str):
+            parsed.append(last)
+            consumed, open_end = len(data), 1
+        else:
+            pending = 1
+    return _Taken(parsed, len(parsed), skip, consumed, open_end, pending)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What a whole file gives, worked out away from the ledger (`prepare`, in a worker
+    process): the rows `_store` would write for it read from offset 0, without the session
+    id, which only the writer decides. Used only if the writer, in its turn, finds the file is
+    to be read from offset 0 and is the file that was read (device, inode, size, first bytes)."""
+
+    size: int
+    dev: int
+    ino: int
+    head: bytes
+    taken: _Taken
+    turns: list[tuple]
+    found: list[tuple]
+    meta: dict
+    counts: IngestReport
+    tail: tuple[str, int]
+
+    def fits(self, state: _State, st: os.stat_result, head: bytes) -> bool:
+        return (
+            state.offset == 0
+            and state.lines == 0
+            and (self.size, self.dev, self.ino) == (st.st_size, st.st_dev, st.st_ino)
+            and self.head == head
+        )
+
+
+def prepare(path: str, extract: Extractor) -> Prepared | None:
+    """A whole file's rows as `_store` makes them for a file read from its start (None when it
+    cannot be opened: the writer then finds out why on its own)."""
+    try:
+        with _open_regular(Path(path)) as f:
+            st = os.fstat(f.fileno())
+            data = f.read(st.st_size)
+    except (OSError, _NotRegular):
+        return None
+    if len(data) != st.st_size:
+        return None
+    taken = _take(data, 0)
+    counts = IngestReport()
+    turns, meta = _drafts(taken.parsed, 0, set(), session_key(Path(path))[1], counts)
+    _merge_assistant_messages(None, "", turns, continued=False)
+    rows, found = _extracted(turns, extract, counts)
+    taken.parsed = []  # the records stay here: the writer needs only their rows
+    consumed = taken.consumed
+    n = min(TAIL_BYTES, consumed)
+    tail = (_digest(data[consumed - n : consumed]), n) if n else ("", 0)
+    return Prepared(
+        st.st_size, st.st_dev, st.st_ino, data[:HEAD_BYTES], taken, rows, found, meta, counts, tail
+    )
+
+
+def _add(report: IngestReport, counts: IngestReport) -> None:
+    """Add what `prepare` counted for one file to the ingest's report."""
+    report.records += counts.records
+    report.turns += counts.turns
+    report.by.update(counts.by)
+    report.skipped.update(counts.skipped)
+    report.repaired.update(counts.repaired)
+    report.ignored.update(counts.ignored)
 
 
 def _changed(ledger: Ledger, files: list[str]) -> list[Path]:
@@ -399,6 +530,18 @@ def _store(
     *,
     continued: bool,
 ) -> None:
+    seen = _uuids(db, session) if continued else set()
+    turns, meta = _drafts(parsed, first_seq, seen, parent, report)
+    _merge_assistant_messages(db, session, turns, continued)
+    rows, found = _extracted(turns, extract, report)
+    _write_turns(db, session, rows, found, meta)
+
+
+def _drafts(
+    parsed: list[Parsed], first_seq: int, seen: set[str], parent: str | None, report: IngestReport
+) -> tuple[list[Draft], dict]:
+    """The turns of parsed lines (a record seen before is skipped) and what they say of their
+    session; counts every line into the report."""
     turns: list[Draft] = []
     meta: dict = {
         "cwd": None,
@@ -408,15 +551,16 @@ def _store(
         "sidechain": False,
         "parent": parent,
     }
-    seen = _uuids(db, session) if continued else set()
+    skipped, ignored, repaired = report.skipped, report.ignored, report.repaired
+    records = 0
     for i, line in enumerate(parsed):
         if isinstance(line, str):  # a reason the line could not be read
             if line != "empty":
-                report.skipped[line] += 1
+                skipped[line] += 1
             continue
         if isinstance(line, Unread):  # a type we never read, seen without parsing
-            report.records += 1
-            report.ignored[line.kind] += 1
+            records += 1
+            ignored[line.kind] += 1
             continue
         repair: str | None = None
         if isinstance(line, Repaired):
@@ -425,49 +569,64 @@ def _store(
             record = line
         got = read(record, first_seq + i)
         if isinstance(got, str):
-            report.skipped[got] += 1
+            skipped[got] += 1
             continue
         if got.uuid and got.drafts:
             if got.uuid in seen:  # the same record written twice: its turns are stored
-                report.skipped["duplicate uuid"] += 1
+                skipped["duplicate uuid"] += 1
                 continue
             seen.add(got.uuid)
             for d in got.drafts:
                 d.uuids = got.uuid
-        report.records += 1
+        records += 1
         repair = repair or got.repaired
         if repair:
-            report.repaired[repair] += 1
+            repaired[repair] += 1
         if got.kind not in ("user", "assistant", "summary"):
-            report.ignored[got.kind] += 1
+            ignored[got.kind] += 1
         _note_session(meta, got)
         turns.extend(got.drafts)
-    _merge_assistant_messages(db, session, turns, continued)
-    rows, mentions = [], []
+    report.records += records
+    return turns, meta
+
+
+def _extracted(
+    turns: list[Draft], extract: Extractor, report: IngestReport
+) -> tuple[list[tuple], list[tuple]]:
+    """The turns' rows and the rules' mentions in them, both without the session id."""
+    rows, found = [], []
+    by = report.by
     for d in turns:
-        rows.append(
-            (session, d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg, d.uuids)
-        )
-        report.turns += 1
-        report.by[d.by] += 1
+        rows.append((d.seq, d.ts, d.role, d.by, d.kind, d.text, int(d.sidechain), d.msg, d.uuids))
+        by[d.by] += 1
         try:
-            found = extract(d)
+            mentions = extract(d)
         except Exception:  # a rule's bug must not stop ingest: the turn is kept, counted
             report.repaired["rules failed on a turn"] += 1
             continue
-        for m in found:
-            mentions.append((session, d.seq, *m, d.ts))
+        for m in mentions:
+            found.append((d.seq, *m, d.ts))
+    report.turns += len(turns)
+    return rows, found
+
+
+def _write_turns(
+    db: sqlite3.Connection, session: str, rows: list[tuple], found: list[tuple], meta: dict
+) -> None:
     db.executemany(
         "INSERT INTO turns (session, seq, ts, role, by, kind, text, sidechain, msg, uuids) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
+        [(session, *row) for row in rows],
     )
-    db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", mentions)
+    db.executemany(
+        "INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(session, *m) for m in found],
+    )
     _upsert_session(db, session, meta)
 
 
 def _merge_assistant_messages(
-    db: sqlite3.Connection, session: str, turns: list[Draft], continued: bool
+    db: sqlite3.Connection | None, session: str, turns: list[Draft], continued: bool
 ) -> None:
     """One assistant message is one turn, though Claude Code writes a line per block.
 
@@ -487,13 +646,14 @@ def _merge_assistant_messages(
             continue
         row = (
             continued
+            and db is not None
             and db.execute(
                 "SELECT id, seq, text, ts, uuids FROM turns "
                 "WHERE session = ? AND msg = ? AND kind = 'text'",
                 (session, d.msg),
             ).fetchone()
         )
-        if row:  # continues a message stored earlier: update it and re-extract there
+        if row and db is not None:  # continues a message stored earlier: update it there
             d.seq, d.ts, d.text = row[1], row[3], row[2] + "\n\n" + d.text
             d.uuids = _joined(row[4], d.uuids)
             db.execute("DELETE FROM turns WHERE id = ?", (row[0],))
