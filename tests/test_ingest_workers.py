@@ -5,16 +5,20 @@ wrote, mutated in every class the reliability suite knows, beside the bundled wo
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import json
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, require_shared
+from tests.conftest import CORPUS, ROOT, require_shared, wait_for
 from tests.mutations import CLASSES, mutated_copies
 from tests.transcript import Transcript
 from vyre.api import Memory
@@ -97,6 +101,8 @@ def test_workers_write_the_ledger_one_process_writes(corpus, tmp_path, monkeypat
         )
         with open(path, "ab") as f:
             f.write(b"\n" + lines.lines()[-1] + b"\n")
+        old = time.time() - 3600  # settled again: both ledgers see the same times
+        os.utime(path, (old, old))
     again_one = ingest(one, corpus, extract_draft, workers=1)
     again_two = ingest(two, corpus, extract_draft, workers=2, warm=warm)
     assert ledger_dump(two) == ledger_dump(one)
@@ -194,3 +200,54 @@ def test_the_setting_caps_the_workers(tmp_path, vyre_home):
     (vyre_home / "settings.json").write_text(json.dumps({"ingest.workers": 1}))
     with Memory() as memory:
         assert memory.ingest(root).report.workers == 0
+
+
+KILLED_MID_BATCH = """
+import fcntl, os, sys, time
+from pathlib import Path
+from vyre.extract import extract_draft, warm
+from vyre.ledger import Ledger
+from vyre.transcripts import ingest, workers
+
+lock = open(sys.argv[3], "w")
+fcntl.flock(lock, fcntl.LOCK_EX)  # held as the daemon holds its lock
+workers.MIN_BYTES = 0
+real = workers._prepare
+
+def slow(path):
+    time.sleep(0.1)  # long enough to be killed in the middle
+    return real(path)
+
+workers._prepare = slow
+ledger = Ledger(Path(sys.argv[2]) / "vyre.db")
+ingest(ledger, Path(sys.argv[1]), extract_draft, workers=2, warm=warm)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie is dead, only not reaped yet
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_writer_leaves_no_worker_and_no_lock_held(corpus, tmp_path):
+    home, lock = tmp_path / "home", tmp_path / "daemon.lock"
+    home.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_BATCH, str(corpus), str(home), str(lock)], cwd=ROOT
+    )
+    try:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        wait_for(lambda: len(children.read_text().split()) == 2, timeout=60)
+        pids = [int(p) for p in children.read_text().split()]
+        time.sleep(0.5)  # the workers are reading their first files
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    with open(lock, "w") as f:  # the workers never held the parent's descriptors
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    wait_for(lambda: not any(_alive(pid) for pid in pids), timeout=10)

@@ -11,9 +11,12 @@ transaction and stores the rows. What must stay true:
   file the worker read (device, inode, size, first bytes); otherwise the writer reads the file
   itself. A worker that fails, dies or cannot open a file costs only its speed.
 - Memory stays bounded: at most `WINDOW_BYTES` of files (eight per worker) are read ahead.
+- A worker holds nothing of its parent's but its two pipes: every other inherited descriptor
+  (the ledger, the daemon's lock, a socket) is closed as it starts, and it is killed when its
+  parent dies, so a killed daemon leaves no process holding its lock.
 - Workers are forked from a process whose rules are already loaded (patterns, word lists),
-  so each starts warm; a process with other threads (the daemon) is never forked (a thread
-  may hold a lock the child would wait on forever): it reads every file itself.
+  so each starts warm; a process with other threads is never forked (a thread may hold a lock
+  the child would wait on forever): it reads every file itself.
 - `ingest.workers` in settings.json caps the processes (1: none); by default one per CPU this
   process may run on. Batches under `MIN_BYTES` of new files are read here: forking costs
   more than they do.
@@ -21,12 +24,18 @@ transaction and stores the rows. What must stay true:
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import ctypes
 import os
+import pickle
+import select
+import signal
+import struct
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +46,8 @@ if TYPE_CHECKING:
 
 MIN_BYTES = 8 << 20
 WINDOW_BYTES = 64 << 20
+_SIZE = struct.Struct("<Q")  # each message: its length, then its bytes
+_PR_SET_PDEATHSIG = 1
 
 # The extractor the workers run: set before they are forked, so it is never pickled.
 _extract: Extractor | None = None
@@ -58,7 +69,7 @@ def worker_count(setting: object = None) -> int:
 
 def can_fork() -> bool:
     """Whether worker processes can be forked safely here (POSIX, and no other thread)."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def _prepare(path: str) -> Prepared | None:
@@ -68,10 +79,21 @@ def _prepare(path: str) -> Prepared | None:
     return prepare(path, _extract)
 
 
+@dataclass(slots=True)
+class _Worker:
+    pid: int
+    jobs: int  # the pipe we send paths down
+    results: int  # the pipe its rows come back up
+    sent: int = 0  # bytes of the files sent and not taken yet
+    buffer: bytearray = field(default_factory=bytearray)
+    done: deque[bytes] = field(default_factory=deque)  # results read, in its jobs' order
+    alive: bool = True
+
+
 class Readers:
-    """Worker processes reading `jobs` (paths, in the order the writer takes them) ahead of
-    the writer. `take(path)` gives a worker's `Prepared` for the path, or None when there is
-    none (not a job, a worker failed, or no workers); a context manager."""
+    """Worker processes reading `jobs` ((path, bytes), in the order the writer takes them)
+    ahead of the writer. `take(path)` gives a worker's `Prepared` for the path, or None when
+    there is none (not a job, a worker failed, or no workers); a context manager."""
 
     def __init__(
         self,
@@ -80,66 +102,106 @@ class Readers:
         extract: Extractor,
         warm: Callable[[], object] | None = None,
     ) -> None:
-        self._jobs = deque(jobs)  # (path, bytes), not sent yet
-        self._window: deque[tuple[str, int, Future]] = deque()
+        self._jobs = deque(jobs)  # not sent yet
+        self._window: deque[tuple[str, int, _Worker]] = deque()  # sent, not taken
         self._ahead = 0  # bytes of the files in the window
-        self._pool: ProcessPoolExecutor | None = None
-        self._workers = min(workers, len(jobs))
-        if self._workers < 2 or sum(n for _, n in jobs) < MIN_BYTES or not can_fork():
+        self._workers: list[_Worker] = []
+        count = min(workers, len(jobs))
+        if count < 2 or sum(n for _, n in jobs) < MIN_BYTES or not can_fork():
             self._jobs.clear()
             return
         global _extract
         _extract = extract
         if warm is not None:
             warm()  # loaded once here, shared by every worker forked from here
-        self._pool = ProcessPoolExecutor(
-            self._workers, mp_context=multiprocessing.get_context("fork")
-        )
+        try:
+            for _ in range(count):
+                self._workers.append(_fork())
+        except OSError:  # no more processes: read with those there are, or here
+            if len(self._workers) < 2:
+                self.close()
+                return
         self._fill()
 
     @property
     def workers(self) -> int:
         """Processes reading ahead (0: the writer reads every file itself)."""
-        return self._workers if self._pool is not None else 0
+        return len(self._workers)
 
     def _fill(self) -> None:
         """Send jobs until `WINDOW_BYTES` of files (or eight per worker) are read ahead; a
-        file bigger than the window goes alone."""
-        while self._jobs and self._pool is not None and len(self._window) < 8 * self._workers:
+        file bigger than the window goes alone. Each goes to the worker with least to do."""
+        live = [w for w in self._workers if w.alive]
+        while self._jobs and live and len(self._window) < 8 * len(live):
             path, size = self._jobs[0]
             if self._window and self._ahead + size > WINDOW_BYTES:
                 return
             self._jobs.popleft()
+            worker = min(live, key=lambda w: w.sent)
+            data = os.fsencode(path)
             try:
-                future = self._pool.submit(_prepare, path)
-            except RuntimeError:  # the pool broke (a worker died): read the rest here
-                self._stop()
-                return
-            self._window.append((path, size, future))
+                _write_all(worker.jobs, _SIZE.pack(len(data)) + data)
+            except OSError:
+                self._lost(worker)
+                live = [w for w in self._workers if w.alive]
+                continue
+            worker.sent += size
+            self._window.append((path, size, worker))
             self._ahead += size
 
     def take(self, path: Path | str) -> Prepared | None:
-        key = str(path)
-        if not self._window or self._window[0][0] != key:
+        if not self._window or self._window[0][0] != str(path):
             return None
-        _, size, future = self._window.popleft()
+        _, size, worker = self._window.popleft()
         self._ahead -= size
-        try:
-            prepared = future.result()
-        except Exception:  # a worker died or could not send its rows: read it here
-            prepared = None
+        worker.sent -= size
+        while worker.alive and not worker.done:
+            self._pump()
+        prepared = None
+        if worker.done:
+            try:
+                prepared = pickle.loads(worker.done.popleft())
+            except Exception:  # a result that does not load is read again here
+                prepared = None
         self._fill()
         return prepared
 
-    def _stop(self) -> None:
-        self._jobs.clear()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def _pump(self) -> None:
+        """Read what every worker has sent so far (so none waits on a full pipe), blocking
+        until at least one has sent something or died."""
+        live = {w.results: w for w in self._workers if w.alive}
+        if not live:
+            return
+        poll = select.poll()
+        for fd in live:
+            poll.register(fd, select.POLLIN)
+        for fd, _ in poll.poll():
+            worker = live[fd]
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._lost(worker)
+                continue
+            worker.buffer += chunk
+            while len(worker.buffer) >= _SIZE.size:
+                (n,) = _SIZE.unpack_from(worker.buffer)
+                if len(worker.buffer) < _SIZE.size + n:
+                    break
+                worker.done.append(bytes(worker.buffer[_SIZE.size : _SIZE.size + n]))
+                del worker.buffer[: _SIZE.size + n]
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker died: what it was sent and did not finish, the writer reads itself."""
+        worker.alive = False
+        _end(worker)
 
     def close(self) -> None:
+        for worker in self._workers:
+            _end(worker)
         self._window.clear()
-        self._stop()
+        self._jobs.clear()
         global _extract
         _extract = None
 
@@ -148,3 +210,82 @@ class Readers:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _end(worker: _Worker) -> None:
+    """Kill and reap a worker and close its pipes (it holds nothing that needs a goodbye)."""
+    if worker.pid:
+        with contextlib.suppress(OSError):
+            os.kill(worker.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(worker.pid, 0)
+        worker.pid = 0
+    for fd in (worker.jobs, worker.results):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    worker.jobs = worker.results = -1
+
+
+def _fork() -> _Worker:
+    jobs_r, jobs_w = os.pipe()
+    results_r, results_w = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid:
+        os.close(jobs_r)
+        os.close(results_w)
+        return _Worker(pid, jobs_w, results_r)
+    code = 0
+    try:
+        _child(parent, jobs_r, results_w)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _child(parent: int, jobs: int, results: int) -> None:
+    """A worker's life: read a path, send back its `Prepared` (None if it failed), until the
+    jobs pipe closes. It never returns into its parent's code."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above
+        return
+    keep = sorted({0, 1, 2, jobs, results})
+    for low, high in zip(keep, [*keep[1:], None], strict=True):
+        os.closerange(low + 1, high if high is not None else os.sysconf("SC_OPEN_MAX"))
+    while True:
+        head = _read_exactly(jobs, _SIZE.size)
+        if head is None:
+            return
+        path = _read_exactly(jobs, _SIZE.unpack(head)[0])
+        if path is None:
+            return
+        try:
+            prepared = _prepare(os.fsdecode(path))
+        except Exception:  # a bug here must not stop the batch: the writer reads it
+            prepared = None
+        try:
+            data = pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            data = pickle.dumps(None)
+        _write_all(results, _SIZE.pack(len(data)) + data)
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    out = bytearray()
+    while len(out) < n:
+        chunk = os.read(fd, n - len(out))
+        if not chunk:
+            return None
+        out += chunk
+    return bytes(out)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
