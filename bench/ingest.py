@@ -1,8 +1,13 @@
-"""Full ingest and derive on a generated corpus, beside json.loads alone on the same files.
+"""A first build (full ingest and derive) on a generated corpus, beside json.loads alone on the
+same lines, read in one process and with the worker processes (vyre/transcripts/workers.py).
 
-Prints records per second for both and their ratio (the figure to keep low), as medians of
---runs runs, and compares them with bench/baseline.json (fails when the ratio is more than
---slack worse than the baseline, or the rate is under the 50,000 records/s target).
+Each run times json.loads over every line, then a first build into a fresh home with
+`ingest.workers` 1 (the writer reads every file itself), then one with the default (one worker
+per CPU), one after the other, so the three are side by side under the same load. Prints the
+medians of --runs runs: seconds, records per second, the ratio to json.loads (the figure to
+keep low: target 2.5x), CPU seconds (the workers' included) and peak RSS (the writer's and the
+largest worker's). Compares the default's ratio with bench/baseline.json (fails when it is more
+than --slack worse, or the rate is under the 50,000 records/s target).
 
 Usage: python bench/ingest.py [--sessions 2000] [--runs 3] [--keep DIR]
 """
@@ -13,6 +18,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,28 +28,65 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
 from common import baseline, verdict
 
-from vyre.api import Memory
-
 TARGET = 50_000  # records per second, ingest and derive together (issue 2)
+TARGET_RATIO = 2.5  # the first build, to json.loads on the same lines (issue 7)
+
+# One first build in a fresh interpreter: its peak RSS and its workers' are its own.
+ONE_BUILD = """
+import json, os, resource, sys, tempfile, time
+from pathlib import Path
+root, workers = Path(sys.argv[1]), sys.argv[2]
+with tempfile.TemporaryDirectory(prefix="vyre-bench-") as home:
+    os.environ["VYRE_HOME"] = home
+    if workers != "default":
+        Path(home, "settings.json").write_text(json.dumps({"ingest.workers": int(workers)}))
+    from vyre.api import Memory
+    memory = Memory(Path(home))
+    for n in range(1, 31):
+        folder = f"/home/bench/work/p{n:02d}"
+        memory.project_add(f"p{n:02d}", f"p{n:02d}", [folder], caller="local")
+    cpu, t0 = time.process_time(), time.perf_counter()
+    report = memory.ingest(root).report
+    total = time.perf_counter() - t0
+    cpu = time.process_time() - cpu
+    derive = memory.last_derive_seconds
+    memory.close()
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({
+    "ingest_s": total - derive, "derive_s": derive, "total_s": total, "records": report.records,
+    "workers": report.workers, "cpu_s": cpu + children.ru_utime + children.ru_stime,
+    "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "worker_rss_mib": children.ru_maxrss / 1024,
+}))
+"""
 
 
-def one_run(root: Path) -> tuple[float, float, int]:
-    """(ingest seconds, derive seconds, records) into a fresh home."""
-    with tempfile.TemporaryDirectory(prefix="vyre-bench-") as home:
-        os.environ["VYRE_HOME"] = home
-        memory = Memory(Path(home))
-        try:
-            for n in range(1, 31):
-                memory.project_add(
-                    f"p{n:02d}", f"p{n:02d}", [f"/home/bench/work/p{n:02d}"], caller="local"
-                )
-            t0 = time.perf_counter()
-            report = memory.ingest(root).report
-            total = time.perf_counter() - t0
-            derive_seconds = memory.last_derive_seconds
-        finally:
-            memory.close()
-    return total - derive_seconds, derive_seconds, report.records
+def one_build(root: Path, workers: str) -> dict:
+    """A first build of root in a fresh home and interpreter (`workers`: a count or default)."""
+    run = subprocess.run(
+        [sys.executable, "-c", ONE_BUILD, str(root), workers],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def medians(runs: list[dict], loads_rate: float) -> dict:
+    total = statistics.median(r["total_s"] for r in runs)
+    rate = runs[0]["records"] / total
+    return {
+        "workers": runs[0]["workers"],
+        "ingest_s": round(statistics.median(r["ingest_s"] for r in runs), 2),
+        "derive_s": round(statistics.median(r["derive_s"] for r in runs), 2),
+        "total_s": round(total, 2),
+        "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 2),
+        "records_per_s": round(rate),
+        "ratio_to_json_loads": round(loads_rate / rate, 2),
+        "rss_mib": round(max(r["rss_mib"] for r in runs)),
+        "worker_rss_mib": round(max(r["worker_rss_mib"] for r in runs)),
+    }
 
 
 def main() -> int:
@@ -57,30 +100,28 @@ def main() -> int:
     if not any(root.glob("*/*.jsonl")):
         stats = corpus.generate(root, sessions=args.sessions)
         print(f"corpus: {stats['files']:,} files, {stats['lines']:,} lines in {root}")
-    loads = [corpus.json_loads_seconds(root) for _ in range(args.runs)]
+    loads, one, default = [], [], []
+    for _ in range(args.runs):  # interleaved: the three see the same load
+        loads.append(corpus.json_loads_seconds(root))
+        one.append(one_build(root, "1"))
+        default.append(one_build(root, "default"))
     loads_s = statistics.median(s for s, _ in loads)
-    lines = loads[0][1]
-    runs = [one_run(root) for _ in range(args.runs)]
-    ingest_s = statistics.median(r[0] for r in runs)
-    derive_s = statistics.median(r[1] for r in runs)
-    total_s = statistics.median(r[0] + r[1] for r in runs)
-    records = runs[0][2]
-    rate = records / total_s
-    loads_rate = lines / loads_s
-    ratio = loads_rate / rate
+    loads_rate = loads[0][1] / loads_s
     figures = {
-        "records": records,
+        "records": default[0]["records"],
         "json_loads_records_per_s": round(loads_rate),
-        "ingest_s": round(ingest_s, 2),
-        "derive_s": round(derive_s, 2),
-        "total_s": round(total_s, 2),
-        "records_per_s": round(rate),
-        "ratio_to_json_loads": round(ratio, 2),
+        "load_average": round(os.getloadavg()[0], 1),
+        "one_process": medians(one, loads_rate),
+        **medians(default, loads_rate),
     }
     print(json.dumps(figures, indent=2))
+    ratio, rate = figures["ratio_to_json_loads"], figures["records_per_s"]
     print(
-        f"ingest+derive {rate:,.0f} records/s (median of {args.runs}); json.loads alone "
-        f"{loads_rate:,.0f}/s; ratio {ratio:.2f}x; target {TARGET:,}/s"
+        f"first build {rate:,.0f} records/s with {figures['workers']} workers "
+        f"({figures['one_process']['records_per_s']:,}/s in one process); json.loads alone "
+        f"{loads_rate:,.0f}/s; ratio {ratio:.2f}x "
+        f"({figures['one_process']['ratio_to_json_loads']:.2f}x in one process; target "
+        f"{TARGET_RATIO}x); target {TARGET:,}/s (medians of {args.runs})"
     )
     ok = rate >= TARGET
     base = baseline("ingest")
@@ -94,4 +135,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    started = time.perf_counter()
+    code = main()
+    print(f"({time.perf_counter() - started:.0f} s in all)")
+    sys.exit(code)
