@@ -25,8 +25,9 @@ def test_the_bundled_lessons_world_passes_every_gate(world):
     assert world["counts"]["violations"] >= 60 and world["counts"]["guards"] >= 40
     assert world["counts"]["daemon_replayed"] > 50  # the daemon pass ran and agreed
     assert world["counts"]["real_checked"] >= 40  # real hook processes answered as in process
-    assert world["hook_ms"]["daemon_down"]["n"] == world["counts"]["real_checked"] - (
-        world["hook_ms"]["daemon_up"]["n"]
+    assert (
+        world["hook_ms"]["daemon_down"]["n"]
+        == world["counts"]["real_checked"] - (world["hook_ms"]["daemon_up"]["n"])
     )  # the latency figures are the real processes' only
 
 

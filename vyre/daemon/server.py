@@ -64,10 +64,14 @@ if TYPE_CHECKING:
 
 POLL_S = 0.2  # how often the watcher looks for new lines (with kernel events: at the latest)
 SETTLE_S = 0.02  # after the kernel says a file changed: the rest of a burst of writes lands
-MAIN_DELAY_S = 1.0  # quiet time before the main graph is derived again
-# while a session keeps writing, the main graph at most this often (unless a reply owes it):
-# each one derived beside the watcher takes CPU from the next line's room
-MAIN_EVERY_S = 10.0
+# The main graph follows once the watcher has been quiet this long: each one derived beside
+# the watcher takes CPU (and the interpreter's lock) from the next line's room, and prompts
+# read rooms, never the main graph, so it waits for a pause in a session's writing...
+MAIN_QUIET_S = 3.0
+# ... or, when a session never pauses that long, it follows at most this late (and a reply
+# that changed memory asks for it at once)
+MAIN_EVERY_S = 60.0
+MAIN_DELAY_S = 1.0  # then (and after a failure's retry) the quiet time before it
 HOOK_WAIT_S = 0.25  # the longest a prompt's lesson check waits for the hooks' lane
 RETRY_MAX_S = 30.0  # the longest pause before files whose ingest failed are read again
 MAIN_WAIT_S = 60.0  # the longest a read of the main graph waits for a change it is owed
@@ -112,7 +116,7 @@ class Daemon:
             "skipped": {},  # lines skipped since start, by reason
         }
         self._main_due: float | None = None  # when the watcher asks for the main graph
-        self._main_wanted_at = -MAIN_EVERY_S  # when it last did
+        self._main_stale_at: float | None = None  # when it last fell behind the rooms
         self._files = LaterFiles()  # rooms' files the watcher's derives leave to write
         self._main = MainGraph(lambda: self.live, self.lock, self._main_failed, self._files)
         self._retry: set[Path] = set()  # files whose ingest failed, to read again
@@ -387,7 +391,7 @@ class Daemon:
             if stale:
                 self._owed = self.live.derives
         if stale:
-            self._main_due = None
+            self._main_due = self._main_stale_at = None
             self._main.want(force=force_main)
 
     def _handed_ingest(self, root: str | None) -> Ingested:
@@ -519,7 +523,7 @@ class Daemon:
                     continue
             if self._main_due and time.monotonic() >= self._main_due:
                 self._main_due = None
-                self._main_wanted_at = time.monotonic()
+                self._main_stale_at = None
                 self._main.want()  # in its own thread: the next line is read meanwhile
 
     def _main_now(self) -> None:
@@ -563,7 +567,10 @@ class Daemon:
             self._stats["last_derive"] = {"rooms": derived.rooms, **derived.seconds}
         if derived.main_stale:
             now = time.monotonic()
-            self._main_due = max(now + MAIN_DELAY_S, self._main_wanted_at + MAIN_EVERY_S)
+            if self._main_stale_at is None:
+                self._main_stale_at = now
+            late = now - self._main_stale_at >= MAIN_EVERY_S
+            self._main_due = now + (MAIN_DELAY_S if late else MAIN_QUIET_S)
         if derived.rooms:
             trim_heap()  # the rows a derive dropped: otherwise they stay in the daemon's RSS
         return done
