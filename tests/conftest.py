@@ -60,6 +60,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -334,3 +335,24 @@ def world_daemon(world_template: Path, tmp_path_factory: pytest.TempPathFactory)
             yield home
         finally:
             process.stop(home)
+
+
+@pytest.fixture
+def held_main(monkeypatch):
+    """The main graph's derive (in a daemon of this process) waits at a gate while `armed`:
+    (armed, gate, entered)."""
+    gate, entered = threading.Event(), threading.Event()
+    armed = {"on": False}
+    from vyre.rooms import pipeline
+
+    real = pipeline.MainJob.rows
+
+    def slow(job):
+        if armed["on"]:
+            entered.set()
+            assert gate.wait(60), "the test never let the main graph go on"
+        return real(job)
+
+    monkeypatch.setattr(pipeline.MainJob, "rows", slow)
+    yield armed, gate, entered
+    gate.set()

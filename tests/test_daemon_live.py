@@ -21,7 +21,6 @@ from vyre.daemon.server import Daemon
 from vyre.daemon.watch import Watcher
 from vyre.graph import GraphStore, MainInput, RoomRows
 from vyre.ledger import graph_rooms
-from vyre.rooms import pipeline
 from vyre.rooms.names import MAIN
 from vyre.rooms.pipeline import LaterFiles
 
@@ -42,24 +41,6 @@ def _said(root: Path, session: str, line: str) -> None:
 def _works_at(home: Path, room: str, timeout: float = 5.0) -> set[str]:
     facts = call("facts", {"room": room}, caller="cli", home=home, timeout=timeout)
     return {f["subject"] for f in facts if f["rel"] == "works_at"}
-
-
-@pytest.fixture
-def held_main(monkeypatch):
-    """The main graph's derive waits at a gate while `armed`."""
-    gate, entered = threading.Event(), threading.Event()
-    armed = {"on": False}
-    real = pipeline.MainJob.rows
-
-    def slow(job):
-        if armed["on"]:
-            entered.set()
-            assert gate.wait(60), "the test never let the main graph go on"
-        return real(job)
-
-    monkeypatch.setattr(pipeline.MainJob, "rows", slow)
-    yield armed, gate, entered
-    gate.set()
 
 
 @pytest.fixture
