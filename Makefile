@@ -32,6 +32,7 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/incremental.py
+	$(BIN)/python bench/derive.py
 	$(BIN)/python bench/relevant.py
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/hook.py

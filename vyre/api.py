@@ -294,17 +294,18 @@ class Memory:
         # a reader's views are replaced as each room is written, never read back from files
         written = self._reader.publish if self._reader is not None else None
         main = main and not self.main_later
-        report = derive(
-            self.ledger,
-            self.store,
-            config.settings(),
-            force=force,
-            main=main,
-            written=written,
-            planner=self.planner,
-            mentions=self.held_mentions,
-            later=self.later_files,
-        )
+        with _no_cycle_collection():  # a derive's rows hold no cycles either
+            report = derive(
+                self.ledger,
+                self.store,
+                config.settings(),
+                force=force,
+                main=main,
+                written=written,
+                planner=self.planner,
+                mentions=self.held_mentions,
+                later=self.later_files,
+            )
         self.main_stale = report.main_stale
         self.derives += 1
         self.last_derive_seconds = time.perf_counter() - started

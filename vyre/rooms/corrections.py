@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 
 from vyre.graph import FactRow
@@ -204,7 +205,7 @@ def apply(
                     )
                     out[row_is.id] = row_is
                     present.add(eid)
-    return sorted(out.values(), key=lambda r: r.id)
+    return sorted(out.values(), key=attrgetter("id"))
 
 
 def _label(rows: list[FactRow], eid: str, fallback: str) -> str:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import cache
+from operator import attrgetter
 from typing import NamedTuple
 
 from rapidfuzz import fuzz
@@ -109,9 +110,25 @@ class Ev(NamedTuple):
     quote: str
 
 
+_ev = tuple.__new__  # `Ev(...)` without the Python frame NamedTuple adds: a room makes thousands
+
+
 def _ev_order(e: Ev) -> tuple:
     """Oldest first; a turn with no time sorts before every dated one (never a TypeError)."""
     return (e.ts or datetime.min, e.session, e.seq, e.rule, e.quote)
+
+
+def _oldest_first(evidence: list[Ev]) -> list[Ev]:
+    """Each turn once, in `_ev_order`. When every turn has a time (or none has), that order
+    is the tuples' own, compared in C; a sort of dated and undated turns together must
+    compare one of each at some point, which raises, and then the key sorts them."""
+    if len(evidence) < 2:
+        return evidence
+    unique = set(evidence)
+    try:
+        return sorted(unique)
+    except TypeError:
+        return sorted(unique, key=_ev_order)
 
 
 @dataclass
@@ -205,7 +222,7 @@ def derive_room(inp: RoomInput) -> RoomRows:
     rows.facts = apply_corrections(
         rows.facts, inp.corrections, ident.canon, inp.room, fact_id, out.said_after
     )
-    rows.evidence.sort(key=lambda e: (e.fact, e.session, e.seq, e.rule))
+    rows.evidence.sort(key=attrgetter("fact", "session", "seq", "rule"))
     return rows
 
 
@@ -214,39 +231,51 @@ def derive_room(inp: RoomInput) -> RoomRows:
 
 def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[tuple, Claim]:
     wrong_facts, wrong_entities = wrong
+    skipped = {"alias"}  # a nickname only tells resolution who a short name is
+    skipped.update(r for r in ("prefers", "decided") if not inp.settings.get(f"relations.{r}"))
+    single = inp.single
+    resolve = ident.resolve
+    named = inp.named
     resolved = []
+    anchored = {resolve(inp.org, "org")} if inp.org else set()
+    # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
+    strong_repos, repos = set(), False
     for m in inp.mentions:
-        session, seq, rule, subj, skind, rel, obj, okind, quote, ts = m
-        if rel in ("prefers", "decided") and not inp.settings.get(f"relations.{rel}"):
+        rel = m[5]
+        if rel in skipped:
             continue
-        if rel == "alias":
-            continue  # a nickname only tells resolution who a short name is
-        sid = ident.resolve(subj, skind)
+        skind = m[4]
+        sid = resolve(m[3], skind)
         oid: str | None
+        okind = m[7]
         if rel == "is":
             oid, okind = f"kind:{skind}", "kind"
         elif rel == "git_remote":
             oid = "workspace"
         else:
-            oid = ident.resolve(obj, okind)
+            oid = resolve(m[6], okind)
         if sid is None or oid is None:
             continue
-        inp.named.update((sid, oid))
-        if sid in wrong_entities or oid in wrong_entities or (sid, rel, oid) in wrong_facts:
+        named.add(sid)
+        named.add(oid)
+        if (wrong_entities or wrong_facts) and (
+            sid in wrong_entities or oid in wrong_entities or (sid, rel, oid) in wrong_facts
+        ):
             continue  # the user said it is wrong: it leaves every vote
         resolved.append((m, sid, oid, okind))
-    anchored = {ident.resolve(inp.org, "org")} if inp.org else set()
-    for m, sid, oid, _ in resolved:
-        if m[0] in inp.single:
-            anchored.update((sid, oid))
-    # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
-    strong_repos = {sid for m, sid, _, _ in resolved if m[4] == "repo" and m[2] != "repo.bare"}
-    resolved = [r for r in resolved if r[0][4] != "repo" or r[1] in strong_repos]
+        if m[0] in single:
+            anchored.add(sid)
+            anchored.add(oid)
+        if skind == "repo":
+            repos = True
+            if m[2] != "repo.bare":
+                strong_repos.add(sid)
+    if repos:
+        resolved = [r for r in resolved if r[0][4] != "repo" or r[1] in strong_repos]
     resolved = _fold_choices(resolved)
     claims: dict[tuple, Claim] = {}
-    spellings: Counter[tuple[str, str, str]] = Counter()  # (id, label, kind) -> times said
+    spellings: dict[tuple[str, str, str], int] = {}  # (id, label, kind) -> times said
     times: dict[str, datetime] = {}  # a turn's mentions share its time
-    single = inp.single
     for m, sid, oid, okind in resolved:
         session, seq, rule, subj, skind, rel, obj, _, quote, ts = m
         if session not in single:
@@ -254,9 +283,11 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
                 continue
             if (sid not in anchored) or (okind in ENTITY_KINDS and oid not in anchored):
                 continue
-        spellings[(sid, subj, skind)] += 1
-        if rel not in ("is", "git_remote"):
-            spellings[(oid, obj, okind)] += 1
+        said = (sid, subj, skind)
+        spellings[said] = spellings.get(said, 0) + 1
+        if rel != "is" and rel != "git_remote":
+            said = (oid, obj, okind)
+            spellings[said] = spellings.get(said, 0) + 1
         key = (sid, rel, oid)
         claim = claims.get(key)
         if claim is None:
@@ -264,7 +295,7 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
         when = times.get(ts) if ts else None
         if ts and when is None:
             when = times[ts] = datetime.fromisoformat(ts)
-        claim.evidence.append(Ev(when, session, seq, rule, quote))
+        claim.evidence.append(_ev(Ev, (when, session, seq, rule, quote)))
     for (eid, label, kind), n in spellings.items():
         ident.note_label(eid, label, kind, n)
     return claims
@@ -487,14 +518,14 @@ def _mentioned_in(claims: dict, out: _Writer) -> None:
     for c in claims.values():
         if c.rel != "is" or c.subject_kind not in ENTITY_KINDS:
             continue
-        kinds[c.subject] = c.subject_kind
+        subject = c.subject
+        kinds[subject] = c.subject_kind
         for e in c.evidence:
-            key = (c.subject, e.session)
+            key = (subject, e.session)
             held = firsts.get(key)
             if held is None or _ev_order(e) < _ev_order(held):
                 firsts[key] = e
-    for (eid, session), ev in sorted(firsts.items()):
-        out.mentioned(eid, kinds[eid], session, ev)
+    out.mentioned(sorted(firsts.items()), kinds)
 
 
 def _as(e: Ev, rule: str) -> Ev:
@@ -515,39 +546,46 @@ class _Writer:
         later = [e.ts for e in self._evidence.get(fid, ()) if e.ts and e.ts > at]
         return min(later) if later else None
 
-    def mentioned(self, eid: str, kind: str, session: str, ev: Ev) -> None:
-        """`eid mentioned_in session`, said by one turn: what `fact` writes for it, without
-        the votes and sorts a fact of many turns needs (a room has one per entity and session)."""
-        obj = f"session:{session}"
-        fid = fact_id(self.room, eid, "mentioned_in", obj)
-        if fid in self._done:
-            return
-        self._done.add(fid)
-        self._evidence[fid] = [ev]
-        self.rows.facts.append(
-            FactRow(
-                id=fid,
-                room=self.room,
-                subject=eid,
-                subject_kind=kind,
-                subject_label=self._label(eid, kind),
-                rel="mentioned_in",
-                object=obj,
-                object_kind="session",
-                object_label=session,
-                confidence=_one_session(ev.rule),
-                source="extracted",
-                valid_from=ev.ts,
-                valid_to=None,
-                seen=ev.ts,
-                sessions=1,
-                rules=ev.rule,
-                status="",
+    def mentioned(self, firsts: list[tuple[tuple[str, str], Ev]], kinds: dict[str, str]) -> None:
+        """`eid mentioned_in session` for each (eid, session) and the first turn that said it:
+        what `fact` writes for each, without the votes and sorts a fact of many turns needs
+        (a room has one per entity and session, most of its rows)."""
+        room, done, said = self.room, self._done, self._evidence
+        facts, evidence = self.rows.facts, self.rows.evidence
+        labels: dict[str, str] = {}
+        for (eid, session), ev in firsts:
+            obj = f"session:{session}"
+            fid = fact_id(room, eid, "mentioned_in", obj)
+            if fid in done:
+                continue
+            done.add(fid)
+            said[fid] = [ev]
+            kind = kinds[eid]
+            label = labels.get(eid)
+            if label is None:
+                label = labels[eid] = self._label(eid, kind)
+            facts.append(
+                FactRow(
+                    id=fid,
+                    room=room,
+                    subject=eid,
+                    subject_kind=kind,
+                    subject_label=label,
+                    rel="mentioned_in",
+                    object=obj,
+                    object_kind="session",
+                    object_label=session,
+                    confidence=_one_session(ev.rule),
+                    source="extracted",
+                    valid_from=ev.ts,
+                    valid_to=None,
+                    seen=ev.ts,
+                    sessions=1,
+                    rules=ev.rule,
+                    status="",
+                )
             )
-        )
-        self.rows.evidence.append(
-            EvidenceRow(fid, self.room, eid, session, ev.seq, ev.ts, ev.rule, ev.quote)
-        )
+            evidence.append(EvidenceRow(fid, room, eid, session, ev.seq, ev.ts, ev.rule, ev.quote))
 
     def fact(
         self,
@@ -562,10 +600,13 @@ class _Writer:
             return
         self._done.add(fid)
         self._evidence[fid] = c.evidence
-        evidence = sorted(set(c.evidence), key=_ev_order) if len(c.evidence) > 1 else c.evidence
+        evidence = _oldest_first(c.evidence)
         best: dict[str, float] = {}
+        confidence = RULE_CONFIDENCE.get
         for e in evidence:
-            best[e.session] = max(best.get(e.session, 0.0), RULE_CONFIDENCE.get(e.rule, 0.6))
+            value, held = confidence(e.rule, 0.6), best.get(e.session)
+            if held is None or value > held:
+                best[e.session] = value
         doubt = 1.0
         for value in best.values():
             doubt *= 1.0 - value
