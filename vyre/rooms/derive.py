@@ -513,19 +513,20 @@ def _works_at_address(person: str, org: str, addr: Claim, works_at: dict, out: _
 
 
 def _mentioned_in(claims: dict, out: _Writer) -> None:
-    firsts: dict[tuple[str, str], Ev] = {}
+    """One row per entity and session that names it, from the first turn there that did."""
+    firsts: dict[str, dict[str, Ev]] = {}  # entity -> session -> first turn
     kinds: dict[str, str] = {}
     for c in claims.values():
         if c.rel != "is" or c.subject_kind not in ENTITY_KINDS:
             continue
-        subject = c.subject
-        kinds[subject] = c.subject_kind
+        kinds[c.subject] = c.subject_kind
+        held = firsts.setdefault(c.subject, {})
         for e in c.evidence:
-            key = (subject, e.session)
-            held = firsts.get(key)
-            if held is None or _ev_order(e) < _ev_order(held):
-                firsts[key] = e
-    out.mentioned(sorted(firsts.items()), kinds)
+            first = held.get(e.session)
+            if first is None or _ev_order(e) < _ev_order(first):
+                held[e.session] = e
+    for eid in sorted(firsts):
+        out.mentioned(eid, kinds[eid], firsts[eid])
 
 
 def _as(e: Ev, rule: str) -> Ev:
@@ -546,24 +547,21 @@ class _Writer:
         later = [e.ts for e in self._evidence.get(fid, ()) if e.ts and e.ts > at]
         return min(later) if later else None
 
-    def mentioned(self, firsts: list[tuple[tuple[str, str], Ev]], kinds: dict[str, str]) -> None:
-        """`eid mentioned_in session` for each (eid, session) and the first turn that said it:
-        what `fact` writes for each, without the votes and sorts a fact of many turns needs
-        (a room has one per entity and session, most of its rows)."""
+    def mentioned(self, eid: str, kind: str, firsts: dict[str, Ev]) -> None:
+        """`eid mentioned_in session` for each session and the first turn there that named
+        it, in session order: what `fact` writes for each, without the votes and sorts a fact
+        of many turns needs (a room has one per entity and session, most of its rows)."""
         room, done, said = self.room, self._done, self._evidence
         facts, evidence = self.rows.facts, self.rows.evidence
-        labels: dict[str, str] = {}
-        for (eid, session), ev in firsts:
+        label = self._label(eid, kind)
+        for session in sorted(firsts):
+            ev = firsts[session]
             obj = f"session:{session}"
             fid = fact_id(room, eid, "mentioned_in", obj)
             if fid in done:
                 continue
             done.add(fid)
             said[fid] = [ev]
-            kind = kinds[eid]
-            label = labels.get(eid)
-            if label is None:
-                label = labels[eid] = self._label(eid, kind)
             facts.append(
                 FactRow(
                     id=fid,
@@ -601,12 +599,15 @@ class _Writer:
         self._done.add(fid)
         self._evidence[fid] = c.evidence
         evidence = _oldest_first(c.evidence)
+        # each session's best rule, sessions in the order they first said it (the product
+        # below is taken in that order); a session says a fact by few rules, often many times
+        said = dict.fromkeys((e.session, e.rule) for e in evidence)
         best: dict[str, float] = {}
         confidence = RULE_CONFIDENCE.get
-        for e in evidence:
-            value, held = confidence(e.rule, 0.6), best.get(e.session)
+        for session, rule in said:
+            value, held = confidence(rule, 0.6), best.get(session)
             if held is None or value > held:
-                best[e.session] = value
+                best[session] = value
         doubt = 1.0
         for value in best.values():
             doubt *= 1.0 - value
@@ -628,7 +629,7 @@ class _Writer:
                 valid_to=valid_to,
                 seen=c.last,
                 sessions=len(best),
-                rules=",".join(sorted({e.rule for e in evidence})),
+                rules=",".join(sorted({rule for _, rule in said})),
                 status=status,
             )
         )
