@@ -81,16 +81,19 @@ class Identities:
         repos: dict[str, set[str]] = defaultdict(set)
         self._lone_repos: set[str] = set()  # repos only ever named without an owner
         runs: Counter = Counter()  # capitalised runs said in passing (rule org.run)
-        for m in mentions:
-            if m[5] == "alias":
-                if m[4] == "run":
-                    runs[m[3]] += 1
+        # what each mention says (rule, subject, kind, rel, object, kind), counted: a room
+        # says the same few things thousands of times, and only runs need how often
+        sayings = Counter(m[2:8] for m in mentions)
+        for (rule, subj, skind, rel, obj, okind), times in sayings.items():
+            if rel == "alias":
+                if skind == "run":
+                    runs[subj] += times
                 else:
-                    aliases.append((m[3], m[6]))
+                    aliases.append((subj, obj))
                 continue
-            if m[2] == "person.first":
-                self._lone.add(fold(m[3]))
-            for label, kind in ((m[3], m[4]), (m[6], m[7])):
+            if rule == "person.first":
+                self._lone.add(fold(subj))
+            for label, kind in ((subj, skind), (obj, okind)):
                 if kind == "person" and len(label.split()) >= 2:
                     persons.add(label)
                 elif kind == "org":
@@ -117,9 +120,9 @@ class Identities:
                 self._first[fold(nick)].add(entity_id("person", named))
         # two names with one address are one identity
         by_address: dict[str, set[str]] = defaultdict(set)
-        for m in mentions:
-            if m[5] == "has_address" and len(m[3].split()) >= 2:
-                by_address[m[6].lower()].add(entity_id("person", m[3]))
+        for _, subj, _, rel, obj, _ in sayings:
+            if rel == "has_address" and len(subj.split()) >= 2:
+                by_address[obj.lower()].add(entity_id("person", subj))
         for pids in by_address.values():
             head, *rest = sorted(pids)
             for other in rest:

@@ -234,39 +234,29 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
     skipped = {"alias"}  # a nickname only tells resolution who a short name is
     skipped.update(r for r in ("prefers", "decided") if not inp.settings.get(f"relations.{r}"))
     single = inp.single
-    resolve = ident.resolve
     named = inp.named
     resolved = []
-    anchored = {resolve(inp.org, "org")} if inp.org else set()
+    anchored = {ident.resolve(inp.org, "org")} if inp.org else set()
     # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
     strong_repos, repos = set(), False
+    # what a mention resolves to is a function of what it says (subject, kind, rel, object,
+    # kind), and a room says the same few things thousands of times: each resolved once
+    meant: dict[tuple, tuple[str, str, str] | None] = {}
     for m in inp.mentions:
-        rel = m[5]
-        if rel in skipped:
+        what = m[3:8]
+        hit = meant.get(what)
+        if hit is None and what not in meant:
+            hit = meant[what] = _resolve_mention(
+                ident, what, skipped, named, wrong_facts, wrong_entities
+            )
+        if hit is None:
             continue
-        skind = m[4]
-        sid = resolve(m[3], skind)
-        oid: str | None
-        okind = m[7]
-        if rel == "is":
-            oid, okind = f"kind:{skind}", "kind"
-        elif rel == "git_remote":
-            oid = "workspace"
-        else:
-            oid = resolve(m[6], okind)
-        if sid is None or oid is None:
-            continue
-        named.add(sid)
-        named.add(oid)
-        if (wrong_entities or wrong_facts) and (
-            sid in wrong_entities or oid in wrong_entities or (sid, rel, oid) in wrong_facts
-        ):
-            continue  # the user said it is wrong: it leaves every vote
+        sid, oid, okind = hit
         resolved.append((m, sid, oid, okind))
         if m[0] in single:
             anchored.add(sid)
             anchored.add(oid)
-        if skind == "repo":
+        if m[4] == "repo":
             repos = True
             if m[2] != "repo.bare":
                 strong_repos.add(sid)
@@ -299,6 +289,37 @@ def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[t
     for (eid, label, kind), n in spellings.items():
         ident.note_label(eid, label, kind, n)
     return claims
+
+
+def _resolve_mention(
+    ident: Identities,
+    what: tuple,
+    skipped: set[str],
+    named: set[str],
+    wrong_facts: set[tuple],
+    wrong_entities: set[str],
+) -> tuple[str, str, str] | None:
+    """(subject id, object id, object kind) of what a mention says, or None when it leaves
+    the votes; every id it resolves to is `named` in the room, even one the user said is
+    wrong."""
+    subj, skind, rel, obj, okind = what
+    if rel in skipped:
+        return None
+    sid = ident.resolve(subj, skind)
+    oid: str | None
+    if rel == "is":
+        oid, okind = f"kind:{skind}", "kind"
+    elif rel == "git_remote":
+        oid = "workspace"
+    else:
+        oid = ident.resolve(obj, okind)
+    if sid is None or oid is None:
+        return None
+    named.add(sid)
+    named.add(oid)
+    if sid in wrong_entities or oid in wrong_entities or (sid, rel, oid) in wrong_facts:
+        return None  # the user said it is wrong: it leaves every vote
+    return sid, oid, okind
 
 
 CHOICE_SAME = 90  # rapidfuzz token_set_ratio at which two stated choices are one
