@@ -41,24 +41,37 @@ def room_for_cwd(cwd: str | None, projects: list[dict]) -> str:
 _UNFILED = frozenset({UNFILED})
 
 
-def session_rooms(sessions: list[dict], projects: list[dict]) -> dict[str, frozenset[str]]:
-    picked: dict[str, set[str]] = {}
+def picks_by_session(projects: list[dict]) -> dict[str, frozenset[str]]:
+    """session id -> the projects it is picked into."""
+    picked: dict[str, frozenset[str]] = {}
     for p in projects:
         for sid in p["picks"]:
-            picked.setdefault(sid, set()).add(p["slug"])
-    # A home has tens of thousands of sessions but few distinct folders: each folder is
-    # matched against the projects once.
+            picked[sid] = picked.get(sid, frozenset()) | {p["slug"]}
+    return picked
+
+
+def own_rooms(
+    sid: str,
+    cwd: str | None,
+    projects: list[dict],
+    picked: dict[str, frozenset[str]],
+    homes: dict[str | None, frozenset[str]],
+) -> frozenset[str]:
+    """A session's rooms before its parent's are taken into account: its folder's project and
+    its picks, or `unfiled`. `homes` keeps each folder's project: a home has tens of thousands
+    of sessions but few distinct folders, so each is matched against the projects once."""
+    if cwd not in homes:
+        home = project_for_cwd(cwd, projects)
+        homes[cwd] = frozenset({home} if home else ())
+    extra = picked.get(sid)
+    rooms = homes[cwd] | extra if extra else homes[cwd]
+    return rooms or _UNFILED
+
+
+def session_rooms(sessions: list[dict], projects: list[dict]) -> dict[str, frozenset[str]]:
+    picked = picks_by_session(projects)
     homes: dict[str | None, frozenset[str]] = {}
-    own: dict[str, frozenset[str]] = {}
-    for s in sessions:
-        cwd = s["cwd"]
-        if cwd not in homes:
-            home = project_for_cwd(cwd, projects)
-            homes[cwd] = frozenset({home} if home else ())
-        home_rooms = homes[cwd]
-        extra = picked.get(s["id"])
-        rooms = home_rooms | extra if extra else home_rooms
-        own[s["id"]] = rooms or _UNFILED
+    own = {s["id"]: own_rooms(s["id"], s["cwd"], projects, picked, homes) for s in sessions}
     # subagents follow their parent (picks of the parent included)
     out = {}
     for s in sessions:

@@ -36,7 +36,7 @@ from vyre.models import Correction, DeriveReport
 from vyre.rooms.corrections import ENTITY_KINDS, in_scope, needs_names, reach
 from vyre.rooms.derive import RoomInput, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
-from vyre.rooms.membership import project_for_cwd
+from vyre.rooms.membership import own_rooms, picks_by_session
 from vyre.rooms.names import MAIN, UNFILED
 
 DERIVE_VERSION = "1"
@@ -93,9 +93,7 @@ class Planner:
         if (projects, toggles) != self._context:
             self._reset()  # everything from nothing
             self._context = (projects, toggles)
-            for p in projects:
-                for sid in p["picks"]:
-                    self._picked[sid] = self._picked.get(sid, frozenset()) | {p["slug"]}
+            self._picked = picks_by_session(projects)
         dirty = self._read_sessions(ledger)
         config = {p["slug"]: p for p in projects}
         for slug in config:
@@ -198,13 +196,8 @@ class Planner:
         return dirty
 
     def _own_rooms(self, sid: str, cwd: str | None) -> frozenset[str]:
-        if cwd not in self._homes:
-            projects = self._context[0] if self._context else []
-            home = project_for_cwd(cwd, projects)
-            self._homes[cwd] = frozenset({home} if home else ())
-        extra = self._picked.get(sid)
-        rooms = self._homes[cwd] | extra if extra else self._homes[cwd]
-        return rooms or _UNFILED_ONLY
+        projects = self._context[0] if self._context else []
+        return own_rooms(sid, cwd, projects, self._picked, self._homes)
 
     def _place(self, sid: str) -> set[str]:
         """File one session in its rooms; the rooms it left or joined (or whose line of it
@@ -241,8 +234,6 @@ class Planner:
             h.update(f"|{sid}:{members[sid]['version']}:{len(membership[sid])}".encode())
         return h
 
-
-_UNFILED_ONLY = frozenset({UNFILED})
 
 MENTIONS_KEPT = 150_000  # rows held: a big room's (~1,000 sessions, ~15,000 rows) many times
 
