@@ -41,8 +41,8 @@ graph file written (~0.1 s each, every room a derive touches). So:
   `shared`), unless the test stops, kills or counts it.
 - `point_homes_at(monkeypatch, base)` points HOME, VYRE_HOME and CLAUDE_CONFIG_DIR at `base`.
 
-The suite runs in parallel (`make test`: `-n auto --dist loadscope`): a test may rely on
-nothing another test did, and uses its own home, ports from the OS and temp paths under
+The suite runs in parallel (`make test`: two workers per core, `--dist loadscope`): a test
+may rely on nothing another test did, and uses its own home, ports from the OS and temp paths under
 `tmp_path`.
 
 Tests that read `../shared` call `require_shared(path)`: a skip when it is missing, but a
