@@ -1,11 +1,10 @@
-"""Finding transcript files that changed, cheaply enough to look five times a second.
+"""Finding transcript files that changed, cheaply enough to look whenever the kernel says so.
 
 On Linux the kernel says what changed (inotify, through libc with ctypes): one watch per
 folder under the root, an event for every append, new file and new folder; `wait` returns as
-soon as one arrives. Appending to a
-file nobody touched for hours is seen at the next look, and a look at a quiet home reads
-nothing but an empty queue: no `stat` of 30,000 files. A full scan runs at the start, when the
-kernel's queue overflowed, and every 15 minutes as a safety net.
+soon as one arrives. Appending to a file nobody touched for hours is seen at once, and a look
+at a quiet home reads nothing but an empty queue: no `stat` of 30,000 files. A full scan runs
+at the start, when the kernel's queue overflowed, and every 15 minutes as a safety net.
 
 Elsewhere (or when the kernel refuses more watches) it polls:
 - folders are watched by their mtime, which changes when a file is created or removed in
