@@ -83,12 +83,7 @@ class Engine:
     ):
         self.name = name or engine_name()
         self.path, self.read_only = path, read_only
-        try:
-            self._mod = importlib.import_module(self.name)
-        except ImportError as exc:
-            raise GraphError(
-                f"graph engine {self.name!r} is not installed (pip install {self.name})"
-            ) from exc
+        self._mod = self.load(self.name)
         try:
             self.db = self._mod.Database(
                 str(path), buffer_pool_size=pool, max_db_size=MAX_DB_SIZE, read_only=read_only
@@ -106,6 +101,16 @@ class Engine:
             raise GraphDamaged(f"the memory graph at {path} cannot be read: {text}") from exc
         if self.name == "ladybug":
             self.execute("CALL enable_cached_prepared_statement='none'")
+
+    @staticmethod
+    def load(name: str) -> Any:
+        """The engine's module."""
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            raise GraphError(
+                f"graph engine {name!r} is not installed (pip install {name})"
+            ) from exc
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list]:
         params = _checked(query, params)

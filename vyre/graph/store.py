@@ -201,6 +201,11 @@ class GraphStore:
 
     def replace_room(self, rows: RoomRows) -> str:
         """Write a room's file anew; returns its stamp."""
+        return self.put_in_place(rows.room, self.write_temp(rows))
+
+    def write_temp(self, rows: RoomRows) -> Path:
+        """A room's file written whole under a temporary name of this process (a worker
+        forked from the writer may write it); `put_in_place` makes it the room's file."""
         self._writable()
         one_kind_per_entity(rows.facts)
 
@@ -208,8 +213,25 @@ class GraphStore:
             _load_rows(engine, rows.facts, rows.evidence)
             _put(engine, "Room", {"id": [rows.room], "digest": [rows.digest]})
 
-        self._write(rows.room, fill, (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES)
-        return self.stamp(rows.room) or ""
+        return self._write(rows.room, fill, (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES)
+
+    def warm(self) -> None:
+        """Load what writing a file needs (the engine, pyarrow), before workers are forked
+        to write files: each then starts with it loaded."""
+        _arrow()
+        Engine.load(self.name)
+
+    def temp_path(self, room: str, pid: int) -> Path:
+        """Where process `pid` writes a room's file before it is put in place."""
+        live = self.path(room)
+        return live.with_name(f"{live.name}.tmp-{pid}")
+
+    def put_in_place(self, room: str, temp: Path) -> str:
+        """A file `write_temp` wrote, renamed over the room's; returns its stamp."""
+        self._writable()
+        os.replace(temp, self.path(room))
+        _fsync(self.folder)
+        return self.stamp(room) or ""
 
     def keep_input(self, given: MainInput) -> None:
         """Keep what the main graph reads from a room in `input.<room>.json` beside the
@@ -237,9 +259,9 @@ class GraphStore:
         """Delete a room's file that is not what was written (it is derived again)."""
         remove(self.path(room))
 
-    def _write(self, room: str, fill: Callable[[Engine], None], size: int) -> None:
-        live = self.path(room)
-        temp = live.with_name(f"{live.name}.tmp-{os.getpid()}")
+    def _write(self, room: str, fill: Callable[[Engine], None], size: int) -> Path:
+        """The room's file written whole (and flushed to disk) under a temporary name."""
+        temp = self.temp_path(room, os.getpid())
         remove(temp)
         engine = Engine(temp, self.name, pool=buffer_pool(size, self.pool_mib))
         try:
@@ -258,8 +280,7 @@ class GraphStore:
             if extra != temp:
                 extra.unlink()
         _fsync(temp)
-        os.replace(temp, live)
-        _fsync(self.folder)
+        return temp
 
     def _writable(self) -> None:
         if self._lock is None:

@@ -38,6 +38,7 @@ from vyre.rooms.derive import RoomInput, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
 from vyre.rooms.membership import own_rooms, picks_by_session
 from vyre.rooms.names import MAIN, UNFILED
+from vyre.rooms.spread import RoomWorkers
 
 DERIVE_VERSION = "1"
 
@@ -473,16 +474,9 @@ def _derive_rooms(
     def single(room: str) -> set[str]:
         return {s["id"] for s in by_room[room] if len(membership[s["id"]]) == 1}
 
-    for room in stale:
-        alone = single(room)
-        scoped = in_scope(corrections, room)
-        took("plan")
-        rows_said = (
-            mentions.of(ledger, room, by_room[room])
-            if mentions is not None
-            else ledger.mentions(s["id"] for s in by_room[room])
-        )
-        took("mentions")
+    def derived(room: str, rows_said: list[tuple]) -> tuple[RoomRows, frozenset[str], MainInput]:
+        """A room's rows, the names its mentions resolve to, and what the main graph reads."""
+        alone, scoped = single(room), in_scope(corrections, room)
         inp = RoomInput(
             room=room,
             digest=digests[room],
@@ -493,12 +487,38 @@ def _derive_rooms(
             corrections=scoped,
         )
         rows = derive_room(inp)
-        del rows_said
         # the names this derive found decide which corrections count here from now on
         names = frozenset(n for n in inp.named if n.split(":", 1)[0] in ENTITY_KINDS)
+        rows.digest = _digest_with(bases[room], scoped, room, names)
+        return rows, names, main_input(rows, alone)
+
+    spread = None
+    if written is None and later is None and mentions is None:
+        spread = RoomWorkers(ledger, store, settings, stale, by_room, derived)
+    for room, done in spread.rooms() if spread is not None else ((r, None) for r in stale):
+        if done is not None:  # derived and written by a worker: put its file in place
+            graph_rooms.keep_names(ledger, room, bases[room], done.names)
+            digests[room] = done.digest
+            inputs[room] = done.given
+            stamp = store.put_in_place(room, done.temp)
+            graph_rooms.record(
+                ledger, room, graph_rooms.Record(done.digest, done.facts, done.evidence, stamp)
+            )
+            store.keep_input(inputs[room])
+            report.facts += done.facts
+            took("derive")
+            continue
+        took("plan")
+        rows_said = (
+            mentions.of(ledger, room, by_room[room])
+            if mentions is not None
+            else ledger.mentions(s["id"] for s in by_room[room])
+        )
+        took("mentions")
+        rows, names, inputs[room] = derived(room, rows_said)
+        del rows_said
         graph_rooms.keep_names(ledger, room, bases[room], names)
-        rows.digest = digests[room] = _digest_with(bases[room], scoped, room, names)
-        inputs[room] = main_input(rows, alone)
+        digests[room] = rows.digest
         took("derive")
         if later is not None and later.put(rows, inputs[room]):
             one_kind_per_entity(rows.facts)

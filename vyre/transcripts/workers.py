@@ -34,10 +34,10 @@ import struct
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vyre.errors import ConfigError
 
@@ -82,94 +82,118 @@ def _prepare(path: str) -> Prepared | None:
 @dataclass(slots=True)
 class _Worker:
     pid: int
-    jobs: int  # the pipe we send paths down
-    results: int  # the pipe its rows come back up
-    sent: int = 0  # bytes of the files sent and not taken yet
+    jobs: int  # the pipe we send jobs down
+    results: int  # the pipe its results come back up
+    sent: int = 0  # the weight of the jobs sent and not taken yet
+    out: int = 0  # jobs sent and not taken yet
     buffer: bytearray = field(default_factory=bytearray)
     done: deque[bytes] = field(default_factory=deque)  # results read, in its jobs' order
     alive: bool = True
 
 
-class Readers:
-    """Worker processes reading `jobs` ((path, bytes), in the order the writer takes them)
-    ahead of the writer. `take(path)` gives a worker's `Prepared` for the path, or None when
-    there is none (not a job, a worker failed, or no workers); a context manager."""
+class Pool:
+    """Forked processes each running `work(job)` (a job and its result are pickled across),
+    warm with everything this process held when they were forked. Results are taken in the
+    order the jobs were sent (`take`); a job whose worker failed or died gives None, and the
+    caller does it itself. A context manager. Forks only when `can_fork()`: check `workers`
+    (0: none were forked).
 
-    def __init__(
-        self,
-        jobs: list[tuple[str, int]],
-        workers: int,
-        extract: Extractor,
-        warm: Callable[[], object] | None = None,
-    ) -> None:
-        self._jobs = deque(jobs)  # not sent yet
+    A worker must not use what it inherited of this process's open files or connections
+    (SQLite's state of an open database, above all: a connection opened in the child would
+    share it and fail, or worse). What it needs of them comes in its jobs."""
+
+    def __init__(self, work: Callable[[Any], object], count: int) -> None:
         self._window: deque[tuple[str, int, _Worker]] = deque()  # sent, not taken
-        self._ahead = 0  # bytes of the files in the window
         self._workers: list[_Worker] = []
-        count = min(workers, len(jobs))
-        if count < 2 or sum(n for _, n in jobs) < MIN_BYTES or not can_fork():
-            self._jobs.clear()
+        if count < 2 or not can_fork():
             return
-        global _extract
-        _extract = extract
-        if warm is not None:
-            warm()  # loaded once here, shared by every worker forked from here
         try:
             for _ in range(count):
-                self._workers.append(_fork())
-        except OSError:  # no more processes: read with those there are, or here
+                self._workers.append(_fork(work))
+        except OSError:  # no more processes: work with those there are, or here
             if len(self._workers) < 2:
                 self.close()
-                return
-        self._fill()
 
     @property
     def workers(self) -> int:
-        """Processes reading ahead (0: the writer reads every file itself)."""
+        """Processes working (0: the caller does every job itself)."""
         return len(self._workers)
 
-    def _fill(self) -> None:
-        """Send jobs until `WINDOW_BYTES` of files (or eight per worker) are read ahead; a
-        file bigger than the window goes alone. Each goes to the worker with least to do."""
-        live = [w for w in self._workers if w.alive]
-        while self._jobs and live and len(self._window) < 8 * len(live):
-            path, size = self._jobs[0]
-            if self._window and self._ahead + size > WINDOW_BYTES:
-                return
-            self._jobs.popleft()
-            worker = min(live, key=lambda w: w.sent)
-            data = os.fsencode(path)
+    @property
+    def live(self) -> list[_Worker]:
+        return [w for w in self._workers if w.alive]
+
+    @property
+    def waiting(self) -> int:
+        """Jobs sent and not taken yet."""
+        return len(self._window)
+
+    def send(self, key: str, job: object, weight: int = 1) -> bool:
+        """Give a job (known as `key`) to the live worker with the fewest jobs, then the
+        least weight, on hand; False when no worker can take it (the caller does it)."""
+        data = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+        while live := self.live:
+            worker = min(live, key=lambda w: (w.out, w.sent))
             try:
                 _write_all(worker.jobs, _SIZE.pack(len(data)) + data)
             except OSError:
                 self._lost(worker)
-                live = [w for w in self._workers if w.alive]
                 continue
-            worker.sent += size
-            self._window.append((path, size, worker))
-            self._ahead += size
+            worker.sent += weight
+            worker.out += 1
+            self._window.append((key, weight, worker))
+            return True
+        return False
 
-    def take(self, path: Path | str) -> Prepared | None:
-        if not self._window or self._window[0][0] != str(path):
-            return None
-        _, size, worker = self._window.popleft()
-        self._ahead -= size
-        worker.sent -= size
+    def results(
+        self, keys: Iterable[tuple[str, int]], job: Callable[[str], object], budget: int
+    ) -> Iterator[tuple[str, object | None]]:
+        """Each job's result (None: the caller does that job itself), in the keys' order.
+        Each key ((key, weight)) becomes its job (`job(key)`) when it is sent: one per worker
+        at a time (a job may be too big for the pipe, and a worker busy with its last one
+        would not read it), while the weight of those sent and not taken stays within
+        `budget` (a heavier one goes alone)."""
+        todo = deque(keys)
+        ahead = 0
+        while todo or self._window:
+            while todo and self.waiting < len(self.live):
+                key, weight = todo[0]
+                if self.waiting and ahead + weight > budget:
+                    break
+                if not self.send(key, job(key), weight):
+                    break
+                todo.popleft()
+                ahead += weight
+            if not self._window:  # no worker left to send to: the rest are the caller's
+                yield todo.popleft()[0], None
+                continue
+            key, weight = self._window[0][:2]
+            ahead -= weight
+            yield key, self.take()
+
+    def next_job(self) -> tuple[str, int] | None:
+        """The job (and its weight) `take` gives the result of next."""
+        return self._window[0][:2] if self._window else None
+
+    def take(self) -> object | None:
+        """The result of the oldest job sent and not taken (None: it failed or its worker
+        died)."""
+        _, weight, worker = self._window.popleft()
+        worker.sent -= weight
+        worker.out -= 1
         while worker.alive and not worker.done:
             self._pump()
-        prepared = None
         if worker.done:
             try:
-                prepared = pickle.loads(worker.done.popleft())
-            except Exception:  # a result that does not load is read again here
-                prepared = None
-        self._fill()
-        return prepared
+                return pickle.loads(worker.done.popleft())
+            except Exception:  # a result that does not load is the caller's to redo
+                return None
+        return None
 
     def _pump(self) -> None:
         """Read what every worker has sent so far (so none waits on a full pipe), blocking
         until at least one has sent something or died."""
-        live = {w.results: w for w in self._workers if w.alive}
+        live = {w.results: w for w in self.live}
         if not live:
             return
         poll = select.poll()
@@ -193,7 +217,7 @@ class Readers:
                 del worker.buffer[: _SIZE.size + n]
 
     def _lost(self, worker: _Worker) -> None:
-        """A worker died: what it was sent and did not finish, the writer reads itself."""
+        """A worker died: what it was sent and did not finish, the caller does itself."""
         worker.alive = False
         _end(worker)
 
@@ -201,6 +225,71 @@ class Readers:
         for worker in self._workers:
             _end(worker)
         self._window.clear()
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Readers:
+    """Worker processes reading `jobs` ((path, bytes), in the order the writer takes them)
+    ahead of the writer. `take(path)` gives a worker's `Prepared` for the path, or None when
+    there is none (not a job, a worker failed, or no workers); a context manager."""
+
+    def __init__(
+        self,
+        jobs: list[tuple[str, int]],
+        workers: int,
+        extract: Extractor,
+        warm: Callable[[], object] | None = None,
+    ) -> None:
+        self._jobs = deque(jobs)  # not sent yet
+        self._ahead = 0  # bytes of the files sent and not taken
+        self._pool: Pool | None = None
+        count = min(workers, len(jobs))
+        if count < 2 or sum(n for _, n in jobs) < MIN_BYTES or not can_fork():
+            self._jobs.clear()
+            return
+        global _extract
+        _extract = extract
+        if warm is not None:
+            warm()  # loaded once here, shared by every worker forked from here
+        self._pool = Pool(_prepare, count)
+        self._fill()
+
+    @property
+    def workers(self) -> int:
+        """Processes reading ahead (0: the writer reads every file itself)."""
+        return self._pool.workers if self._pool is not None else 0
+
+    def _fill(self) -> None:
+        """Send jobs until `WINDOW_BYTES` of files (or eight per worker) are read ahead; a
+        file bigger than the window goes alone. Each goes to the worker with least to do."""
+        pool = self._pool
+        while pool is not None and self._jobs and pool.waiting < 8 * len(pool.live):
+            path, size = self._jobs[0]
+            if pool.waiting and self._ahead + size > WINDOW_BYTES:
+                return
+            self._jobs.popleft()
+            if not pool.send(path, path, size):
+                return
+            self._ahead += size
+
+    def take(self, path: Path | str) -> Prepared | None:
+        pool = self._pool
+        following = pool.next_job() if pool is not None else None
+        if pool is None or following is None or following[0] != str(path):
+            return None
+        self._ahead -= following[1]
+        prepared = pool.take()
+        self._fill()
+        return prepared  # type: ignore[return-value]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
         self._jobs.clear()
         global _extract
         _extract = None
@@ -226,7 +315,7 @@ def _end(worker: _Worker) -> None:
     worker.jobs = worker.results = -1
 
 
-def _fork() -> _Worker:
+def _fork(work: Callable[[Any], object]) -> _Worker:
     jobs_r, jobs_w = os.pipe()
     results_r, results_w = os.pipe()
     parent = os.getpid()
@@ -237,15 +326,15 @@ def _fork() -> _Worker:
         return _Worker(pid, jobs_w, results_r)
     code = 0
     try:
-        _child(parent, jobs_r, results_w)
+        _child(parent, jobs_r, results_w, work)
     except BaseException:
         code = 1
     finally:
         os._exit(code)
 
 
-def _child(parent: int, jobs: int, results: int) -> None:
-    """A worker's life: read a path, send back its `Prepared` (None if it failed), until the
+def _child(parent: int, jobs: int, results: int, work: Callable[[Any], object]) -> None:
+    """A worker's life: read a job, send back its result (None if it failed), until the
     jobs pipe closes. It never returns into its parent's code."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
@@ -261,15 +350,15 @@ def _child(parent: int, jobs: int, results: int) -> None:
         head = _read_exactly(jobs, _SIZE.size)
         if head is None:
             return
-        path = _read_exactly(jobs, _SIZE.unpack(head)[0])
-        if path is None:
+        job = _read_exactly(jobs, _SIZE.unpack(head)[0])
+        if job is None:
             return
         try:
-            prepared = _prepare(os.fsdecode(path))
-        except Exception:  # a bug here must not stop the batch: the writer reads it
-            prepared = None
+            result = work(pickle.loads(job))
+        except Exception:  # a bug here must not stop the batch: the caller does the job
+            result = None
         try:
-            data = pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:
             data = pickle.dumps(None)
         _write_all(results, _SIZE.pack(len(data)) + data)

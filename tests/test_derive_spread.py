@@ -1,0 +1,119 @@
+"""Many rooms derived at once by forked workers (vyre/rooms/spread.py) give the graph one process
+derives: every room's rows, the ledger's record of each (digest and counts), the names each
+room keeps and what the main graph reads of it. On the bundled world and on juniper (another
+author's), with a worker that dies, one whose derive fails, and `vyre derive --all`."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import JUNIPER, WORLD, require_shared
+from vyre.api import Memory
+from vyre.errors import GraphError
+from vyre.ledger import graph_rooms
+
+SPREAD = importlib.import_module("vyre.rooms.spread")
+
+
+@pytest.fixture(autouse=True)
+def small_derives_spread(monkeypatch):
+    monkeypatch.setattr(SPREAD, "SPREAD_SESSIONS", 0)
+
+
+@pytest.fixture
+def spread(monkeypatch) -> list[str]:
+    """The rooms a worker derived (in the order the writer took them)."""
+    taken: list[str] = []
+    real = SPREAD.RoomWorkers.rooms
+
+    def noting(self):
+        for room, done in real(self):
+            if done is not None:
+                taken.append(room)
+            yield room, done
+
+    monkeypatch.setattr(SPREAD.RoomWorkers, "rooms", noting)
+    return taken
+
+
+def build(built_homes, world: Path, home: Path, monkeypatch, workers: int) -> Memory:
+    """The world built for real (not the session's copy) with `ingest.workers` set."""
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text(json.dumps({"ingest.workers": workers}))
+    monkeypatch.setenv("VYRE_HOME", str(home))
+    return built_homes._build(world, home)
+
+
+def graph(memory: Memory) -> tuple:
+    store = memory.store
+    records = {
+        room: (r.digest, r.facts, r.evidence)
+        for room, r in graph_rooms.recorded(memory.ledger).items()
+    }
+    inputs = {p.name: p.read_text() for p in sorted(store.folder.glob("input.*.json"))}
+    leftovers = sorted(p.name for p in store.folder.glob("*.tmp-*"))
+    return store.dump(), records, graph_rooms.names(memory.ledger), inputs, leftovers
+
+
+@pytest.mark.parametrize("world", [WORLD, JUNIPER], ids=["bundled", "juniper"])
+def test_rooms_derived_by_workers_equal_one_process(
+    world, built_homes, tmp_path, monkeypatch, spread
+):
+    require_shared(world)
+    with build(built_homes, world, tmp_path / "one", monkeypatch, workers=1) as memory:
+        one = graph(memory)
+    assert not spread
+    with build(built_homes, world, tmp_path / "two", monkeypatch, workers=2) as memory:
+        two = graph(memory)
+        rooms = len(one[1]) - 1  # the main graph is written by the writer
+        assert len(spread) >= rooms >= 3, "the workers derived no room"
+        assert two == one
+        assert not one[4]
+        spread.clear()
+        memory.derive(force=True)  # `vyre derive --all`: every room again, spread
+        assert len(spread) == rooms
+        assert graph(memory) == one
+
+
+def test_a_worker_that_dies_or_fails_costs_only_speed(built_homes, tmp_path, monkeypatch, spread):
+    with build(built_homes, WORLD, tmp_path / "one", monkeypatch, workers=1) as memory:
+        one = graph(memory)
+        rooms = sorted(r for r in one[1] if r != "*")
+    real = SPREAD.RoomWorkers._work
+
+    def unlucky(self, job):  # runs in a worker only: the writer derives those rooms itself
+        if job[0] == rooms[1]:
+            os._exit(3)  # killed mid-room
+        if job[0] == rooms[-1]:
+            raise GraphError("the engine failed on this room")
+        return real(self, job)
+
+    monkeypatch.setattr(SPREAD.RoomWorkers, "_work", unlucky)
+    with build(built_homes, WORLD, tmp_path / "two", monkeypatch, workers=2) as memory:
+        assert graph(memory) == one
+    assert rooms[1] not in spread and rooms[-1] not in spread
+    assert rooms[0] in spread, "the workers derived no room"
+
+
+def test_a_process_with_other_threads_derives_every_room_itself(
+    built_homes, tmp_path, monkeypatch, spread
+):
+    with build(built_homes, WORLD, tmp_path / "one", monkeypatch, workers=2) as memory:
+        one = graph(memory)
+        spread.clear()
+        stop = threading.Event()
+        other = threading.Thread(target=stop.wait)
+        other.start()
+        try:
+            memory.derive(force=True)
+        finally:
+            stop.set()
+            other.join()
+        assert not spread
+        assert graph(memory) == one
