@@ -1,19 +1,22 @@
 """Many rooms derived at once by forked workers (vyre/rooms/spread.py) give the graph one process
 derives: every room's rows, the ledger's record of each (digest and counts), the names each
 room keeps and what the main graph reads of it. On the bundled world and on juniper (another
-author's), with a worker that dies, one whose derive fails, and `vyre derive --all`."""
+author's), with a worker that dies, one whose derive fails, `vyre derive --all`, and a kill of
+the writer while its workers hold rooms."""
 
 from __future__ import annotations
 
 import importlib
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import JUNIPER, WORLD, require_shared
+from tests.conftest import JUNIPER, ROOT, WORLD, copy_home, require_shared, wait_for
 from vyre.api import Memory
 from vyre.errors import GraphError
 from vyre.ledger import graph_rooms
@@ -117,3 +120,63 @@ def test_a_process_with_other_threads_derives_every_room_itself(
             other.join()
         assert not spread
         assert graph(memory) == one
+
+
+KILLED_MID_DERIVE = """
+import sys, time
+from pathlib import Path
+from vyre.api import Memory
+from vyre.rooms import spread
+
+spread.SPREAD_SESSIONS = 0
+real = spread.RoomWorkers._work
+
+def stuck(self, job):  # in a worker: its room's file is written, then it waits to be killed
+    done = real(self, job)
+    print("written", flush=True)
+    time.sleep(600)
+    return done
+
+spread.RoomWorkers._work = stuck
+with Memory(Path(sys.argv[1])) as memory:
+    memory.derive(force=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_kill_mid_derive_leaves_no_worker_and_the_graph_whole(world_template, tmp_path):
+    home = copy_home(world_template, tmp_path / "home")
+    with Memory(home) as memory:
+        before, folder = graph(memory), memory.store.folder
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_DERIVE, str(home)],
+        cwd=ROOT,
+        env={**os.environ, "VYRE_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "written"
+        assert proc.stdout.readline().strip() == "written"  # both workers hold a room
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        pids = [int(p) for p in children.read_text().split()]
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    assert len(pids) == 2
+    wait_for(lambda: not any(_alive(pid) for pid in pids), timeout=10)
+    assert len(list(folder.glob("*.tmp-*"))) == 2, "the workers wrote no file"
+    with Memory(home) as memory:  # a writer removes what the killed derive left
+        assert memory.derive().summary() == "memory is up to date"
+        assert graph(memory) == before
+        assert memory.graph_health().ok
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie is dead, only not reaped yet
