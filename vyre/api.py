@@ -224,8 +224,21 @@ class Memory:
     def reader(self) -> Reader:
         if self._reader is None:
             source = _GraphSource(self)
-            self._reader = Reader(source, self._controls, check_digests=not self._owner)
+            self._reader = Reader(
+                source,
+                self._controls,
+                check_digests=not self._owner,
+                before_main=None if self._owner else self._main_current,
+            )
         return self._reader
+
+    def _main_current(self) -> None:
+        """A main graph that a one-off ingest left behind its rooms (`ingest(main=False)`) is
+        derived before it is read: every read sees the rooms as they are."""
+        from vyre.rooms.pipeline import main_due
+
+        if main_due(self.ledger):
+            self.derive()
 
     @property
     def learn(self) -> Learn:
@@ -262,7 +275,9 @@ class Memory:
         paths: Sequence[Path] | None = None,
         main: bool = True,
     ) -> Ingested:
-        """Read new transcript lines, then re-derive the rooms they touch."""
+        """Read new transcript lines, then re-derive the rooms they touch. `main=False` leaves
+        the main graph to the next read of it or the next derive (a one-off `vyre ingest`:
+        one new session changes its rooms; the main graph puts every room together)."""
         from vyre.ask import personal
         from vyre.extract import extract_draft, warm  # the rules: only ingest and derive
         from vyre.transcripts import ingest, worker_count

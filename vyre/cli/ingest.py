@@ -22,7 +22,9 @@ HANDED_NOTE = "read by the running daemon{pid}; this waited for it to finish"
 def ingest(root: Path | None) -> None:
     """Read new Claude Code transcript lines (ROOT: default ~/.claude/projects).
 
-    While the daemon runs, it does the reading (it is warm) and this waits for it."""
+    While the daemon runs, it does the reading (it is warm) and this waits for it. Without
+    it, the main graph is left to the next read of it (as the daemon leaves it to a pause):
+    one new session changes its rooms, and this answers once they are written."""
     # the caller's folder, also when the daemon runs this for a `vyre` elsewhere
     root = Path(common.cwd(), root.expanduser()) if root else config.projects_root()
     with open_memory() as memory:
@@ -34,7 +36,9 @@ def ingest(root: Path | None) -> None:
 
             files = transcript_files(root)  # listed once: for the bar and for the ingest
             with click.progressbar(length=len(files), label="reading", file=sys.stderr) as bar:
-                done = memory.ingest(root, progress=bar.update, paths=files)
+                done = memory.ingest(root, progress=bar.update, paths=files, main=False)
+        elif local:
+            done = memory.ingest(root, main=False)
         else:
             done = memory.ingest(root)
     click.echo(f"ingested {done.report.summary()}")

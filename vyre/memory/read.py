@@ -57,17 +57,24 @@ class Reader:
     Views are never changed once built: a derive builds a new one (`publish`, straight from
     the rows it wrote) and swaps it in, so a read holding a view never sees it change, and a
     reader in another thread never waits for a derive. `check_digests=False` is for the
-    owner that publishes every derive itself (the daemon): a held view costs no query."""
+    owner that publishes every derive itself (the daemon): a held view costs no query.
+    `before_main` runs before each look at the main graph's view (a one-off process derives
+    there a main graph its last ingest left behind the rooms)."""
 
     def __init__(
-        self, source: RoomSource, controls: Controls | None = None, *, check_digests: bool = True
+        self,
+        source: RoomSource,
+        controls: Controls | None = None,
+        *,
+        check_digests: bool = True,
+        before_main: Callable[[], None] | None = None,
     ) -> None:
         self.source = source
         self._shelf = _Shelf()  # the views, shared with `sharing` readers
         # () -> (key, active pin and mute rows): read-time choices that change no rows
         self._controls: Controls = controls or (lambda: ("", []))
         self._check = check_digests
-        self._before_main: Callable[[], None] | None = None
+        self._before_main = before_main
 
     @property
     def _views(self) -> dict[str, RoomView]:

@@ -538,10 +538,7 @@ def _derive_rooms(
         if written:
             written(RoomRows(room=room, digest=""))
     main_corrections = in_scope(corrections, MAIN)
-    main_digest = hashlib.blake2b(
-        json.dumps([sorted(digests.items()), [c.id for c in main_corrections]]).encode(),
-        digest_size=16,
-    ).hexdigest()
+    main_digest = _main_digest(digests, main_corrections)
     report.main_stale = force or force_main or _digest(record, MAIN) != main_digest
     if not (want_main and (stale or gone or report.main_stale)):
         return report, None
@@ -555,6 +552,24 @@ def _derive_rooms(
             inputs[room] = main_input(held, single(room))
             store.keep_input(inputs[room])
     return report, MainJob(main_digest, {room: inputs[room] for room in digests}, main_corrections)
+
+
+def _main_digest(digests: dict[str, str], corrections: list[Correction]) -> str:
+    """The main graph's digest: its rooms' digests and the corrections scoped to it."""
+    return hashlib.blake2b(
+        json.dumps([sorted(digests.items()), [c.id for c in corrections]]).encode(),
+        digest_size=16,
+    ).hexdigest()
+
+
+def main_due(ledger: Ledger) -> bool:
+    """Whether the main graph is older than the rooms the ledger recorded: a one-off ingest
+    (`vyre ingest` without the daemon) writes the changed rooms and leaves the main graph to
+    the next read of it, as the daemon does. Two small queries; no plan, no file opened."""
+    record = graph_rooms.recorded(ledger)
+    rooms = {room: held.digest for room, held in record.items() if room != MAIN}
+    main = in_scope(corrections_store.active(ledger), MAIN)
+    return _digest(record, MAIN) != _main_digest(rooms, main)
 
 
 def _digest(record: dict[str, graph_rooms.Record], room: str) -> str:

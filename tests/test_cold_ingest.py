@@ -1,0 +1,124 @@
+"""A one-off `vyre ingest` (no daemon running): it writes the rooms the new lines changed and
+leaves the main graph to the next read of it, as the daemon leaves it to a pause in the
+writing. Every read after it answers as after a whole derive; a room's read never waits for
+the main graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.transcript import Transcript
+from vyre.api import Memory
+from vyre.cli.main import cli
+from vyre.ledger import graph_rooms
+from vyre.rooms.names import MAIN
+from vyre.rooms.pipeline import main_due
+
+
+@pytest.fixture
+def run(at_terminal):
+    def invoke(*args: str) -> str:
+        result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    return invoke
+
+
+def _said(root: Path, cwd: str, session: str, text: str) -> None:
+    t = Transcript(root, cwd=cwd, session=session, start="2026-09-01T10:00:00Z")
+    t.user(text)
+    t.assistant("Noted.")
+    t.write()
+
+
+def _projects(memory: Memory) -> None:
+    memory.project_add("keel", "Keel & Ash Architects", ["/w/keel"], caller="local")
+    memory.project_add("harbor", "Harbor Labs", ["/w/harbor"], caller="local")
+    memory.derive()  # every room and the main graph as they are: empty
+
+
+def _main_rows(memory: Memory) -> list[tuple]:
+    held = memory.store.read(MAIN)
+    assert held is not None
+    return sorted((f.subject, f.rel, f.object, f.status, f.sessions) for f in held.facts)
+
+
+def test_a_one_off_ingest_leaves_the_main_graph_to_its_next_read(run, tmp_path):
+    root = tmp_path / "projects"
+    with Memory() as memory:
+        _projects(memory)
+        before = graph_rooms.recorded(memory.ledger)
+    _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent plans.")
+    out = run("ingest", str(root))
+    assert "derived 1 room, " in out
+    with Memory() as memory:
+        assert main_due(memory.ledger)
+        record = graph_rooms.recorded(memory.ledger)
+        assert record["keel"] != before["keel"]  # the room is written, not the main graph
+        assert record[MAIN] == before[MAIN]
+        # a room's read does not derive the main graph
+        assert any(f.subject == "Priya Anand" for f in memory.facts("keel"))
+        assert main_due(memory.ledger)
+        # the main graph's first read derives it
+        assert [e.name for e in memory.about("Priya Anand")] == ["Priya Anand"]
+        assert not main_due(memory.ledger)
+        after_read = _main_rows(memory)
+
+    # the same transcripts ingested with the main graph derived at once: the same main graph
+    other = tmp_path / "other"
+    with Memory(other) as memory:
+        _projects(memory)
+        memory.ingest(root)
+        assert not main_due(memory.ledger)
+        assert _main_rows(memory) == after_read
+
+
+def test_reads_after_one_off_ingests_see_every_room(run, tmp_path):
+    root = tmp_path / "projects"
+    with Memory() as memory:
+        _projects(memory)
+    _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent plans.")
+    run("ingest", str(root))
+    assert "Priya Anand" in run("memory", "about", "Priya Anand")
+    _said(root, "/w/harbor", "h1", "Dana Reyes, the CTO at Harbor Labs, approved the budget.")
+    out = run("ingest", str(root))
+    assert "derived 1 room, " in out
+    with Memory() as memory:
+        assert main_due(memory.ledger)
+    # a read through the CLI, in a process of its own, derives the main graph first
+    assert "Harbor Labs" in run("memory", "about", "Dana Reyes")
+    with Memory() as memory:
+        assert not main_due(memory.ledger)
+        names = {f.subject for f in memory.facts()}
+    assert {"Priya Anand", "Dana Reyes"} <= names
+
+
+def test_derive_brings_a_main_graph_left_behind_up_to_date(run, tmp_path):
+    root = tmp_path / "projects"
+    with Memory() as memory:
+        _projects(memory)
+    _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent plans.")
+    run("ingest", str(root))
+    with Memory() as memory:
+        assert main_due(memory.ledger)
+    run("derive")
+    with Memory() as memory:
+        assert not main_due(memory.ledger)
+
+
+def test_an_up_to_date_main_graph_is_not_derived_again_by_a_read(tmp_path, monkeypatch):
+    root = tmp_path / "projects"
+    with Memory() as memory:
+        _projects(memory)
+    _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent plans.")
+    with Memory() as memory:
+        memory.ingest(root)
+    with Memory() as memory:
+        derives = memory.derives
+        memory.about("Priya Anand")
+        memory.facts()
+        assert memory.derives == derives
