@@ -126,6 +126,9 @@ class Planner:
     def _read_sessions(self, ledger: Ledger) -> set[str]:
         """Bring the sessions held up to date; the rooms whose digest that changes."""
         db = ledger.db
+        if not self._sessions:  # nothing held (a fresh process): every session, in one pass
+            self._told.clear()
+            return self._load(db.execute(f"SELECT rowid, {_COLUMNS} FROM sessions").fetchall())
         key = db.execute(
             "SELECT count(*), total(version), total(rowid), max(rowid) FROM sessions"
         ).fetchone()
@@ -154,6 +157,31 @@ class Planner:
         the newest is deleted and a new one with its version takes its rowid before a plan."""
         rowids = self._rowids
         return (len(rowids), self._total, self._rowid_sum, max(rowids.values(), default=None))
+
+    def _load(self, rows: list[tuple]) -> set[str]:
+        """`_apply` of every session to a planner that holds none, in two plain loops: what
+        a fresh process plans (the same state, without the per-session bookkeeping of a
+        change)."""
+        sessions, rowids, own = self._sessions, self._rowids, self._own
+        children = self._children
+        projects = self._context[0] if self._context else []
+        picked, homes = self._picked, self._homes
+        for rowid, sid, parent, cwd, version in rows:
+            sessions[sid] = {"id": sid, "parent": parent, "cwd": cwd, "version": version}
+            rowids[sid] = rowid
+            self._total += version
+            self._rowid_sum += rowid
+            if parent:
+                children[parent].add(sid)
+            own[sid] = own_rooms(sid, cwd, projects, picked, homes)
+        membership, by_room = self._membership, self._by_room
+        for sid, held in sessions.items():
+            parent = held["parent"]
+            rooms = own.get(parent, own[sid]) if parent else own[sid]
+            membership[sid] = rooms
+            for room in rooms:
+                by_room.setdefault(room, {})[sid] = held
+        return set(by_room)
 
     def _apply(self, rows: list[tuple]) -> set[str]:
         dirty: set[str] = set()
@@ -231,8 +259,11 @@ class Planner:
         )
         membership = self._membership
         members = self._by_room.get(room, {})
-        for sid in sorted(members):
-            h.update(f"|{sid}:{members[sid]['version']}:{len(membership[sid])}".encode())
+        # one update of the members' lines joined: the same digest as one update per line
+        lines = [
+            f"|{sid}:{members[sid]['version']}:{len(membership[sid])}" for sid in sorted(members)
+        ]
+        h.update("".join(lines).encode())
         return h
 
 
