@@ -122,3 +122,23 @@ def test_an_up_to_date_main_graph_is_not_derived_again_by_a_read(tmp_path, monke
         memory.about("Priya Anand")
         memory.facts()
         assert memory.derives == derives
+
+
+def test_the_main_graph_left_behind_in_one_process_reads_the_rooms_new_inputs(tmp_path):
+    """A one-off ingest writes its rooms' inputs for the main graph without reading the other
+    rooms'; the main graph derived later in the same process reads them all, the new ones
+    included."""
+    root = tmp_path / "projects"
+    with Memory() as memory:
+        _projects(memory)
+        _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent it.")
+        memory.ingest(root, main=False)
+        _said(root, "/w/harbor", "h1", "Dana Reyes, the CTO at Harbor Labs, approved the budget.")
+        memory.ingest(root, main=False)
+        assert main_due(memory.ledger)
+        assert {"Priya Anand", "Dana Reyes"} <= {f.subject for f in memory.facts()}
+        left_behind = _main_rows(memory)
+    with Memory(tmp_path / "other") as memory:
+        _projects(memory)
+        memory.ingest(root)
+        assert _main_rows(memory) == left_behind

@@ -243,7 +243,8 @@ class GraphStore:
         temp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
         temp.write_text(json.dumps(_input_json(given)))
         os.replace(temp, path)
-        self.main_inputs()[given.room] = given
+        if self._inputs is not None:  # else read with the others when first asked for
+            self._inputs[given.room] = given
 
     def _input_path(self, room: str) -> Path:
         return self.folder / f"input.{room}.json"
@@ -362,6 +363,12 @@ class GraphStore:
                 if path.name == f"input.{held.room}.json":
                     self._inputs[held.room] = held
         return self._inputs
+
+    @property
+    def inputs_read(self) -> bool:
+        """Whether `main_inputs` has read the kept inputs yet (a derive that leaves the main
+        graph for later need not read them)."""
+        return self._inputs is not None
 
     def digests(self) -> dict[str, str]:
         """Each room's digest, as its file holds it."""

@@ -500,7 +500,10 @@ def _derive_rooms(
     took("plan")
     orgs = {p["slug"]: p["org"] for p in ledger.projects()}
     corrections = corrections_store.active(ledger)
-    inputs = store.main_inputs()  # what the main graph reads from each room, kept beside it
+    # what the main graph reads from each room, kept beside it; a one-off ingest that leaves
+    # the main graph for later writes its rooms' inputs without reading the others (the
+    # daemon's files written later hand theirs over in the store's copy: read it there)
+    inputs = store.main_inputs() if want_main or later is not None or store.inputs_read else {}
 
     def single(room: str) -> set[str]:
         return {s["id"] for s in by_room[room] if len(membership[s["id"]]) == 1}
