@@ -117,6 +117,7 @@ class _Connection(sqlite3.Connection):
 
     path: Path = Path()
     user_writes: re.Pattern | None = None  # a write to one of the user's tables
+    judged: dict[str, bool]  # statement -> whether it matches `user_writes`
     dirty = False
     on_user_write: Callable[[], None] | None = None
 
@@ -130,7 +131,17 @@ class _Connection(sqlite3.Connection):
         return self.cursor().executemany(sql, parameters)
 
     def note(self, sql: str) -> None:
-        if self.user_writes is not None and self.user_writes.match(sql):
+        if self.user_writes is None:
+            return
+        # a statement's text is one of few (ingest runs the same ones thousands of times):
+        # the pattern's scan of it is remembered, not run again for every row
+        writes = self.judged.get(sql)
+        if writes is None:
+            writes = self.user_writes.match(sql) is not None
+            if len(self.judged) >= 4096:
+                self.judged.clear()
+            self.judged[sql] = writes
+        if writes:
             self.dirty = True
 
     def after(self) -> None:
@@ -176,6 +187,7 @@ class Ledger:
         names = backup.registered(self.db)
         if names:
             alternatives = "|".join(re.escape(n) for n in names)
+            self.db.judged = {}
             self.db.user_writes = re.compile(
                 rf"\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b[^;]*?\b(?:{alternatives})\b",
                 re.IGNORECASE | re.DOTALL,

@@ -213,8 +213,8 @@ def _ingest_file(
                 report.aliases += 1
                 return 0
             rewrite = False
-            if state is None:
-                state = _State(key, _new_session_id(db, path))
+            if state is None:  # a new file: its row is written whole once it is read
+                state = _State(key, _new_session_id(db, path), dev=st.st_dev, ino=st.st_ino)
             else:
                 if state.path != key:  # the same file, moved or reached another way
                     db.execute("UPDATE files SET path = ? WHERE path = ?", (key, state.path))
