@@ -155,21 +155,28 @@ class Pool:
         `budget` (a heavier one goes alone)."""
         todo = deque(keys)
         ahead = 0
-        while todo or self._window:
+
+        def fill() -> None:
+            nonlocal ahead
             while todo and self.waiting < len(self.live):
                 key, weight = todo[0]
                 if self.waiting and ahead + weight > budget:
-                    break
+                    return
                 if not self.send(key, job(key), weight):
-                    break
+                    return
                 todo.popleft()
                 ahead += weight
+
+        fill()
+        while todo or self._window:
             if not self._window:  # no worker left to send to: the rest are the caller's
                 yield todo.popleft()[0], None
                 continue
             key, weight = self._window[0][:2]
             ahead -= weight
-            yield key, self.take()
+            result = self.take()
+            fill()  # the worker that finished starts its next job while the caller stores
+            yield key, result
 
     def next_job(self) -> tuple[str, int] | None:
         """The job (and its weight) `take` gives the result of next."""
