@@ -5,6 +5,11 @@ the main graph."""
 
 from __future__ import annotations
 
+import os
+import pty
+import select
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,7 @@ from vyre.cli.main import cli
 from vyre.ledger import graph_rooms
 from vyre.rooms.names import MAIN
 from vyre.rooms.pipeline import main_due
+from vyre.transcripts import transcript_count, transcript_files
 
 
 @pytest.fixture
@@ -142,3 +148,43 @@ def test_the_main_graph_left_behind_in_one_process_reads_the_rooms_new_inputs(tm
         _projects(memory)
         memory.ingest(root)
         assert _main_rows(memory) == left_behind
+
+
+def test_at_a_terminal_the_bar_counts_every_transcript_and_the_ingest_reads_them(tmp_path):
+    """`vyre ingest` at a terminal (its bar on a pseudo-terminal) draws the bar over every
+    transcript, counted from names as the ingest lists them, and reads them all."""
+    root = tmp_path / "projects"
+    _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent it.")
+    _said(root, "/w/harbor", "h1", "Dana Reyes, the CTO at Harbor Labs, approved the budget.")
+    sub = root / "-w-keel" / "k1" / "subagents" / "agent-a1.jsonl"
+    sub.parent.mkdir(parents=True)
+    sub.write_bytes((root / "-w-keel" / "k1.jsonl").read_bytes())
+    linked = tmp_path / "linked"
+    linked.symlink_to(root)
+    assert transcript_count(linked) == len(transcript_files(root)) == 3
+    terminal, bar_end = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vyre.cli.main", "ingest", str(linked)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=bar_end,
+            env=os.environ,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+    finally:
+        os.close(bar_end)
+    drawn = b""
+    while select.select([terminal], [], [], 0.5)[0]:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(terminal)
+    assert "ingested 3 files (3 with new lines)" in done.stdout
+    assert b"reading" in drawn and b"100%" in drawn

@@ -32,11 +32,12 @@ def ingest(root: Path | None) -> None:
 
         local = not (common.served_here() or isinstance(memory, RemoteMemory))
         if local and sys.stderr.isatty() and root.is_dir():
-            from vyre.transcripts import transcript_files
+            from vyre.transcripts import transcript_count
 
-            files = transcript_files(root)  # listed once: for the bar and for the ingest
-            with click.progressbar(length=len(files), label="reading", file=sys.stderr) as bar:
-                done = memory.ingest(root, progress=bar.update, paths=files, main=False)
+            # the bar's length from a count of names: the ingest lists them again as cheaply
+            total = transcript_count(root)
+            with click.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+                done = memory.ingest(root, progress=bar.update, main=False)
         elif local:
             done = memory.ingest(root, main=False)
         else:
