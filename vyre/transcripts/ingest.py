@@ -427,7 +427,7 @@ def _changed(ledger: Ledger, files: list[str]) -> list[Path]:
     file read further, so a file unchanged since the row read here has nothing new."""
     left = "SELECT path, dev, ino, offset, mtime_ns FROM files WHERE mtime_ns IS NOT NULL"
     if len(files) > 2000:  # most of the home: one pass over the table beats lookups
-        known = {row[0]: row[1:] for row in ledger.db.execute(left)}
+        known = {row[0]: row[1:] for row in ledger.db.execute(left).fetchall()}
     else:
         known = {}
         for start in range(0, len(files), 500):
