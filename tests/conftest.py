@@ -141,6 +141,15 @@ def wait_for(check: Callable[[], object], timeout: float = 30.0, every: float = 
     raise AssertionError("timed out waiting")
 
 
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie is dead, only not reaped yet; Linux: reads /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
 def require_shared(path: Path) -> Path:
     """A path under ../shared: skipped when it is not there, but a failure under CI=true, so
     a CI run without ../shared can never pass by skipping what it was meant to measure."""

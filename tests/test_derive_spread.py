@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import JUNIPER, ROOT, WORLD, copy_home, require_shared, wait_for
+from tests.conftest import JUNIPER, ROOT, WORLD, alive, copy_home, require_shared, wait_for
 from vyre.api import Memory
 from vyre.errors import GraphError
 from vyre.ledger import graph_rooms
@@ -123,7 +123,7 @@ def test_a_process_with_other_threads_derives_every_room_itself(
 
 
 KILLED_MID_DERIVE = """
-import sys, time
+import os, sys, time
 from pathlib import Path
 from vyre.api import Memory
 from vyre.rooms import spread
@@ -133,7 +133,7 @@ real = spread.RoomWorkers._work
 
 def stuck(self, job):  # in a worker: its room's file is written, then it waits to be killed
     done = real(self, job)
-    print("written", flush=True)
+    os.write(1, b"written\\n")  # one write: the two workers' lines never interleave
     time.sleep(600)
     return done
 
@@ -166,17 +166,9 @@ def test_a_kill_mid_derive_leaves_no_worker_and_the_graph_whole(world_template, 
         proc.wait()
         proc.stdout.close()
     assert len(pids) == 2
-    wait_for(lambda: not any(_alive(pid) for pid in pids), timeout=10)
+    wait_for(lambda: not any(alive(pid) for pid in pids), timeout=10)
     assert len(list(folder.glob("*.tmp-*"))) == 2, "the workers wrote no file"
     with Memory(home) as memory:  # a writer removes what the killed derive left
         assert memory.derive().summary() == "memory is up to date"
         assert graph(memory) == before
         assert memory.graph_health().ok
-
-
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status  # a zombie is dead, only not reaped yet

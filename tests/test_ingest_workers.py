@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT, require_shared, wait_for
+from tests.conftest import CORPUS, ROOT, alive, require_shared, wait_for
 from tests.mutations import CLASSES, mutated_copies
 from tests.transcript import Transcript
 from vyre.api import Memory
@@ -225,14 +225,6 @@ time.sleep(600)
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status  # a zombie is dead, only not reaped yet
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_killed_writer_leaves_no_worker_and_no_lock_held(corpus, tmp_path):
     home, lock = tmp_path / "home", tmp_path / "daemon.lock"
@@ -250,4 +242,4 @@ def test_a_killed_writer_leaves_no_worker_and_no_lock_held(corpus, tmp_path):
         proc.wait()
     with open(lock, "w") as f:  # the workers never held the parent's descriptors
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    wait_for(lambda: not any(_alive(pid) for pid in pids), timeout=10)
+    wait_for(lambda: not any(alive(pid) for pid in pids), timeout=10)
