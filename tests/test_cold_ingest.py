@@ -10,14 +10,19 @@ import pty
 import select
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.conftest import wait_for
 from tests.transcript import Transcript
 from vyre.api import Memory
 from vyre.cli.main import cli
+from vyre.daemon import process
+from vyre.daemon.protocol import call
+from vyre.daemon.server import Daemon
 from vyre.ledger import graph_rooms
 from vyre.rooms.names import MAIN
 from vyre.rooms.pipeline import main_due
@@ -83,19 +88,24 @@ def test_a_one_off_ingest_leaves_the_main_graph_to_its_next_read(run, tmp_path):
         assert _main_rows(memory) == after_read
 
 
-def test_reads_after_one_off_ingests_see_every_room(run, tmp_path):
-    root = tmp_path / "projects"
+def _keel_read_once(run, root: Path) -> None:
+    """The projects, then one keel session read by a one-off `vyre ingest`."""
     with Memory() as memory:
         _projects(memory)
     _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent plans.")
     run("ingest", str(root))
+
+
+def test_reads_after_one_off_ingests_see_every_room(run, tmp_path):
+    root = tmp_path / "projects"
+    _keel_read_once(run, root)
     assert "Priya Anand" in run("memory", "about", "Priya Anand")
     _said(root, "/w/harbor", "h1", "Dana Reyes, the CTO at Harbor Labs, approved the budget.")
     out = run("ingest", str(root))
     assert "derived 1 room, " in out
     with Memory() as memory:
         assert main_due(memory.ledger)
-    # a read through the CLI, in a process of its own, derives the main graph first
+    # a read through the CLI, with a memory of its own, derives the main graph first
     assert "Harbor Labs" in run("memory", "about", "Dana Reyes")
     with Memory() as memory:
         assert not main_due(memory.ledger)
@@ -104,11 +114,7 @@ def test_reads_after_one_off_ingests_see_every_room(run, tmp_path):
 
 
 def test_derive_brings_a_main_graph_left_behind_up_to_date(run, tmp_path):
-    root = tmp_path / "projects"
-    with Memory() as memory:
-        _projects(memory)
-    _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent plans.")
-    run("ingest", str(root))
+    _keel_read_once(run, tmp_path / "projects")
     with Memory() as memory:
         assert main_due(memory.ledger)
     run("derive")
@@ -188,3 +194,26 @@ def test_at_a_terminal_the_bar_counts_every_transcript_and_the_ingest_reads_them
     os.close(terminal)
     assert "ingested 3 files (3 with new lines)" in done.stdout
     assert b"reading" in drawn and b"100%" in drawn
+
+
+def test_the_daemon_derives_a_main_graph_a_one_off_ingest_left_behind(vyre_home, tmp_path):
+    """A daemon started after a one-off ingest finds the main graph behind its rooms and
+    derives it (a pause after its start's ingest), as after its own new lines."""
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    with Memory() as memory:
+        _projects(memory)
+        _said(root, "/w/keel", "k1", "Priya Anand, the project architect at Keel & Ash, sent it.")
+        memory.ingest(root, main=False)
+        assert main_due(memory.ledger)
+    daemon = Daemon(vyre_home, root, poll=0.05)
+    thread = threading.Thread(target=daemon.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: process.status(vyre_home))
+        with Memory() as memory:
+            wait_for(lambda: not main_due(memory.ledger), timeout=60)
+        facts = call("facts", {"room": MAIN}, caller="cli", home=vyre_home, timeout=10)
+        assert "Priya Anand" in {f["subject"] for f in facts if f["rel"] == "works_at"}
+    finally:
+        daemon.stop.set()
+        thread.join(30)
