@@ -205,20 +205,23 @@ class Memory:
         return found
 
     def _room_rows(self, room: str) -> RoomRows | None:
-        """A room's rows from its file, checked against the ledger's record first: a file the
-        engine cannot read, or that holds other rows than were written, is derived again."""
+        """A room's rows from its file, checked against the ledger's record as they are read
+        (the file opened once): a file the engine cannot read, or that holds other rows than
+        were written, is derived again."""
         store = self.store
         try:
-            problem = health.unlike_record(self.ledger, store, room)
+            rows = store.read(room)
+            problem = health.unlike_rows(self.ledger, rows, room)
         except GraphDamaged as exc:
-            problem = exc.line()
+            rows, problem = None, exc.line()
         if problem:
             found = GraphHealth(str(store.folder), damaged={room: problem})
             health.forget(self.ledger, store, found)
             self.derive()
             found.repaired = True
             health.log.warning("vyre: %s", found.summary())
-        return store.read(room)
+            rows = store.read(room)
+        return rows
 
     @property
     def reader(self) -> Reader:

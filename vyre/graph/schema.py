@@ -10,9 +10,15 @@
   graph's file holds its own rows only, so writing it costs what the main graph holds.
 - `Meta` holds the schema's version. A file of another version is not migrated: the graph
   is derived, so it is written again from the ledger.
+- Edges are stored from their start only (`storage_direction = 'fwd'`): every read walks
+  from a fact's subject, and a file is written whole and never changed, so no edge is
+  looked up from its end (the engine refuses a node's delete without the backward copy).
+  Both engines then write half the edge pages: a small room's file costs about a fifth less
+  CPU to write (version 3; version 2 kept both directions).
 """
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+_FORWARD = " WITH (storage_direction = 'fwd')"
 
 SCHEMA = [
     "CREATE NODE TABLE Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -22,7 +28,7 @@ SCHEMA = [
     "CREATE REL TABLE FACT(FROM Entity TO Entity, "
     "id STRING, room STRING, rel STRING, subject_label STRING, object_label STRING, "
     "confidence DOUBLE, source STRING, valid_from TIMESTAMP, valid_to TIMESTAMP, "
-    "seen TIMESTAMP, sessions INT64, rules STRING, status STRING)",
+    "seen TIMESTAMP, sessions INT64, rules STRING, status STRING)" + _FORWARD,
     "CREATE REL TABLE EVIDENCE(FROM Entity TO Turn, "
-    "fact STRING, room STRING, rel STRING, rule STRING, quote STRING)",
+    "fact STRING, room STRING, rel STRING, rule STRING, quote STRING)" + _FORWARD,
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 
 from vyre.errors import GraphDamaged
-from vyre.graph import GraphStore
+from vyre.graph import GraphStore, RoomRows, RoomState
 from vyre.graph.engine import engine_files
 from vyre.ledger import Ledger, graph_rooms
 from vyre.models import GraphHealth
@@ -36,8 +36,17 @@ def mismatched(ledger: Ledger, store: GraphStore) -> list[str]:
 def unlike_record(ledger: Ledger, store: GraphStore, room: str) -> str:
     """Why a room's file is not what the ledger recorded, looking inside it ('' when it is).
     Raises GraphDamaged when the engine cannot read it."""
-    want = graph_rooms.recorded(ledger).get(room)
-    have = store.state(room)
+    return _unlike(graph_rooms.recorded(ledger).get(room), store.state(room), room)
+
+
+def unlike_rows(ledger: Ledger, rows: RoomRows | None, room: str) -> str:
+    """`unlike_record` for rows just read from the room's file (None: it has none), so a
+    read that checks the file opens it once."""
+    have = RoomState(rows.digest, len(rows.facts), len(rows.evidence)) if rows else None
+    return _unlike(graph_rooms.recorded(ledger).get(room), have, room)
+
+
+def _unlike(want: graph_rooms.Record | None, have: RoomState | None, room: str) -> str:
     if have is None or want is None:
         return "missing" if want else ""
     if tuple(have) != tuple(want)[:3]:
