@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 
 from vyre import config
 from vyre.api import Memory
@@ -39,6 +37,11 @@ def home(world_home):
 def serve(home, cwd, body, project_dir: str | None = None):
     """Start the real server in `cwd` (Claude Code's session folder: CLAUDE_PROJECT_DIR when
     given), run `body(client)` against it and return what it returns."""
+    # the client is imported here, not at the top: importing it costs ~0.8 s of CPU, and every
+    # pytest worker collects this module but only the one that runs it needs it
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
     command, args = mcp_command()
     env = {"VYRE_HOME": str(home), "VYRE_NOW": NOW}
     if project_dir:
