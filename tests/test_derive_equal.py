@@ -6,6 +6,7 @@ its random sessions arrives equals the same room derived from nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import random
 import subprocess
@@ -82,6 +83,10 @@ TURNS = [
     [("prefers.words", "owner", "owner", "prefers", "plain css over a framework", "value")],
     [("prefers.words", "owner", "owner", "prefers", "plain css over a framework here", "value")],
     [("person.first", "Astrid", "person", "is", "person", "kind")],
+    # a one-word org said by a cue, and longer names written in passing that start with it
+    [("org.context", "Tallow", "org", "is", "org", "kind")],
+    [("org.run", "Tallow Cloud", "run", "alias", "Tallow Cloud", "run")],
+    [("org.run", "Tallow cloud", "run", "alias", "Tallow cloud", "run")],
     [
         ("person.nickname", "Adaeze Nwosu", "person", "alias", "Ada", "person"),
         ("person.name", "Adaeze Nwosu", "person", "is", "person", "kind"),
@@ -248,3 +253,183 @@ def test_a_deadline_closes_at_its_date_or_at_the_first_later_date_said_after_it(
                 if n.valid_from and f.seen and n.valid_from > f.seen
             ]
             assert f.valid_to == (min(due, later[0]) if later else due)
+
+
+# -- a room derived again with its memo (the daemon's) equals it derived from nothing ------------
+
+CORRECTIONS = [
+    # (kind, action, subject, subject kind, rel, object, object kind, value)
+    ("merge", None, "person:dana reyes", "person", None, "person:marc bell", "person", None),
+    ("split", None, "person:marcus bell", "person", None, None, None, None),
+    # an org merged into a person: one entity said with two kinds, which the pipeline unifies
+    ("merge", None, "person:astrid", "person", None, "org:bramble dental", "org", None),
+    ("correct", "wrong", "org:bramble dental", "org", "is", None, None, None),
+    ("correct", "wrong", "person:dana reyes", "person", "works_at", "org:harlow legal", "org",
+     None),
+    ("correct", "ended", "person:dana reyes", "person", "has_title", "value:office manager",
+     "value", None),
+    ("correct", "replace", "person:dana reyes", "person", "works_at", "org:harlow legal", "org",
+     "Fennel Cycles"),
+    ("correct", "confirm", "thing:intranet beta", "thing", "deadline", "date:2026-04-02", "date",
+     None),
+]  # fmt: skip
+
+# one change to the room: a new session, a turn appended to one, a session gone, a session
+# now shared (or in this room only again), a correction made or undone, the org or the
+# settings changed
+CHANGE = st.one_of(
+    st.tuples(st.just("new"), SESSION),
+    st.tuples(st.just("append"), st.integers(0, 99), SESSION),
+    st.tuples(st.just("gone"), st.integers(0, 99)),
+    st.tuples(st.just("place"), st.integers(0, 99)),
+    st.tuples(st.just("correct"), st.integers(0, len(CORRECTIONS) - 1)),
+    st.tuples(st.just("org"), st.sampled_from([None, "Harlow Legal", "Bramble Dental Ltd"])),
+    st.tuples(st.just("settings"), st.booleans()),
+)
+
+
+def _correction(n: int, i: int):
+    from vyre.models import Correction
+
+    kind, action, subj, skind, rel, obj, okind, value = CORRECTIONS[i]
+    return Correction(
+        id=n,
+        kind=kind,
+        action=action,
+        subject=subj,
+        subject_label=subj.split(":", 1)[1],
+        subject_kind=skind,
+        rel=rel,
+        object=obj,
+        object_label=obj.split(":", 1)[1] if obj else None,
+        object_kind=okind,
+        value=value,
+        at=T0 + timedelta(days=20),
+        created=T0 + timedelta(days=30),
+    )
+
+
+class _Room:
+    """A room's sessions, corrections, org and settings as the changes leave them."""
+
+    def __init__(self, sessions: list) -> None:
+        self.sessions = {f"s{n:03d}": list(s) for n, s in enumerate(sessions)}
+        self.corrections: dict[int, object] = {}
+        self.org: str | None = "Harlow Legal"
+        self.choices = True
+        self.made = 0
+
+    def change(self, change: tuple) -> None:
+        what, *args = change
+        ids = sorted(self.sessions)
+        if what == "new":
+            self.made += 1
+            self.sessions[f"t{self.made:03d}"] = list(args[0])
+        elif what == "append" and ids:
+            turns, alone = self.sessions[ids[args[0] % len(ids)]]
+            self.sessions[ids[args[0] % len(ids)]] = [turns + args[1][0], alone]
+        elif what == "gone" and len(ids) > 1:
+            del self.sessions[ids[args[0] % len(ids)]]
+        elif what == "place" and ids:
+            turns, alone = self.sessions[ids[args[0] % len(ids)]]
+            self.sessions[ids[args[0] % len(ids)]] = [turns, not alone]
+        elif what == "correct":
+            if args[0] in self.corrections:
+                del self.corrections[args[0]]  # undone
+            else:
+                self.corrections[args[0]] = _correction(len(self.corrections) + 1, args[0])
+        elif what == "org":
+            self.org = args[0]
+        elif what == "settings":
+            self.choices = args[0]
+
+    def input(self) -> RoomInput:
+        rows, single = [], set()
+        for sid in sorted(self.sessions):
+            turns, alone = self.sessions[sid]
+            if alone:
+                single.add(sid)
+            for seq, (turn, day) in enumerate(turns):
+                when = None if day is None else T0 + timedelta(days=day, minutes=seq)
+                ts = when.isoformat() if when else None
+                for rule, subj, skind, rel, obj, okind in TURNS[turn]:
+                    rows.append((sid, seq, rule, subj, skind, rel, obj, okind, f"{subj} {obj}", ts))
+        return RoomInput(
+            room="harlow",
+            digest="d",
+            mentions=sorted(rows, key=lambda m: (m[0], m[1], m[2], m[3], m[5], m[6])),
+            single=single,
+            org=self.org,
+            settings={"relations.prefers": self.choices, "relations.decided": self.choices},
+            corrections=list(self.corrections.values()),
+        )
+
+
+def _seen(rows, inp: RoomInput) -> tuple:
+    """The rows as values (the objects are handed on, and the pipeline changes their kinds)."""
+    return (
+        [dataclasses.astuple(f) for f in rows.facts],
+        [dataclasses.astuple(e) for e in rows.evidence],
+        sorted(inp.named),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(SESSION, min_size=1, max_size=6), st.lists(CHANGE, min_size=1, max_size=12))
+def test_a_room_derived_with_its_memo_after_each_change_equals_it_derived_from_nothing(
+    sessions, changes
+):
+    """As the daemon derives a room again after each change with what its last derive
+    worked out (`RoomMemo`), and hands the rows on to be unified (`one_kind_per_entity`
+    changes their kinds in place): each derive's rows equal the same room derived from
+    nothing, whatever changed (sessions new, appended to, gone or moved, corrections made
+    and undone, merges and splits, the org and the settings)."""
+    from vyre.graph import one_kind_per_entity
+
+    room = _Room(sessions)
+    memo = derive.RoomMemo()
+    for change in [("settings", True), *changes]:
+        room.change(change)
+        inp = room.input()
+        rows = derive_room(inp, memo)
+        kept = _seen(rows, inp)
+        one_kind_per_entity(rows.facts)
+        fresh = room.input()
+        assert kept == _seen(derive_room(fresh), fresh)
+
+
+def test_a_memo_works_out_again_only_the_sessions_that_changed():
+    """One turn appended to one session of many: that session's share is worked out again,
+    every other session's is kept, and the rows no changed session reaches are the same
+    objects as before."""
+    room = _Room([([(i % len(TURNS), i)], True) for i in range(40)])
+    memo = derive.RoomMemo()
+    before = derive_room(room.input(), memo)
+    parts = dict(memo.parts)
+    room.change(("append", 5, ([(0, 61)], True)))
+    inp = room.input()
+    after = derive_room(inp, memo)
+    assert [s for s in parts if memo.parts[s] is not parts[s]] == ["s005"]
+    same = {id(f) for f in before.facts} & {id(f) for f in after.facts}
+    assert len(same) > len(after.facts) // 2
+    fresh = room.input()
+    assert _seen(after, inp) == _seen(derive_room(fresh), fresh)
+
+
+def test_the_memos_held_stay_within_their_bound():
+    """The daemon's memos (`HeldMentions.memo`): a room is given the memo of its last derive
+    while the rooms' mentions stay within the bound, the rooms derived longest ago let
+    theirs go first, and a room over the bound alone gets none (it is derived from
+    nothing)."""
+    from vyre.rooms.pipeline import HeldMentions
+
+    held = HeldMentions(memo_limit=100)
+    first = held.memo("a", 40)
+    assert first is not None and held.memo("a", 45) is first  # the same room: its memo
+    other = held.memo("b", 50)
+    assert other is not None and other is not first
+    assert held.memo("c", 30) is not None  # 45 + 50 + 30 > 100: room a lets its memo go
+    assert held.memo("b", 50) is other
+    assert held.memo("a", 45) is not first
+    assert held.memo("big", 101) is None
+    assert held.memo("big", 101) is None

@@ -63,6 +63,8 @@ class Identities:
         merges: dict[str, str] | None = None,
         splits: AbstractSet[str] = frozenset(),
         room: str = "",
+        sayings: Counter | None = None,
+        runs: Counter | None = None,
     ):
         # The user's merges (merged id -> kept id) and splits (ids that are a different
         # entity in this room): applied to every id this room resolves.
@@ -80,14 +82,20 @@ class Identities:
         aliases: list[tuple[str, str]] = []
         repos: dict[str, set[str]] = defaultdict(set)
         self._lone_repos: set[str] = set()  # repos only ever named without an owner
-        runs: Counter = Counter()  # capitalised runs said in passing (rule org.run)
+        # capitalised runs said in passing (rule org.run), in the order first said; given
+        # when `sayings` is counted in another order (the ties of `most_common` read it)
+        given_runs = runs
+        runs = Counter()
         # what each mention says (rule, subject, kind, rel, object, kind), counted: a room
-        # says the same few things thousands of times, and only runs need how often
-        sayings = Counter(m[2:8] for m in mentions)
+        # says the same few things thousands of times, and only runs need how often; a
+        # caller that keeps the counts per session gives them (`sayings`), not the mentions
+        if sayings is None:
+            sayings = Counter(m[2:8] for m in mentions)
         for (rule, subj, skind, rel, obj, okind), times in sayings.items():
             if rel == "alias":
                 if skind == "run":
-                    runs[subj] += times
+                    if given_runs is None:
+                        runs[subj] += times
                 else:
                     aliases.append((subj, obj))
                 continue
@@ -102,6 +110,8 @@ class Identities:
                     repos[label.rsplit("/", 1)[1].lower()].add(label.lower())
                 elif kind == "repo":
                     self._lone_repos.add(label.lower())
+        if given_runs is not None:
+            runs = given_runs
         self._all_repos = {f for full in repos.values() for f in full}
         self._repos = {name: next(iter(full)) for name, full in repos.items() if len(full) == 1}
         self._taught = {org_key(o) for o in taught_orgs}

@@ -122,6 +122,8 @@ def apply(
     `later_evidence(fid, at)` gives the first time a fact was said after `at` (or None).
     `bring_new` (the main graph only) lets an everywhere-scoped add name someone new.
     """
+    if not any(c.kind == "correct" and c.action != "wrong" and c.rel for c in corrections):
+        return sorted(rows, key=attrgetter("id"))  # what the loop below leaves: a room's rows
     by_key: dict[tuple[str, str, str | None], FactRow] = {
         (r.subject, r.rel, r.object): r for r in rows
     }

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import cache
@@ -113,6 +115,17 @@ class Ev(NamedTuple):
 _ev = tuple.__new__  # `Ev(...)` without the Python frame NamedTuple adds: a room makes thousands
 
 
+_turn_order = attrgetter("session", "seq", "rule")  # a fact's evidence rows, in the room's file
+
+
+def _merged(a: list[Ev], b: list[Ev]) -> list[Ev]:
+    """Two lists of distinct turns, each in `_ev_order`, as one (the sort merges the runs)."""
+    try:
+        return sorted(a + b)
+    except TypeError:
+        return sorted(a + b, key=_ev_order)
+
+
 def _ev_order(e: Ev) -> tuple:
     """Oldest first; a turn with no time sorts before every dated one (never a TypeError)."""
     return (e.ts or datetime.min, e.session, e.seq, e.rule, e.quote)
@@ -143,6 +156,12 @@ class Claim:
     _span: tuple[datetime | None, datetime | None] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    # its evidence is what it was at the room's last derive (`RoomMemo`): its row may be too
+    clean: bool = field(default=False, init=False, repr=False, compare=False)
+    # what its evidence is, when it is every turn of its sessions that says it ("own", or
+    # the rule that copies another claim's turns): a changed session's turns then replace
+    # that session's in its ordered turns of the last derive ("": they are ordered anew)
+    whole: str = field(default="", repr=False, compare=False)
 
     @property
     def sessions(self) -> set[str]:
@@ -185,14 +204,32 @@ def fact_id(room: str, subject: str, rel: str, obj: str) -> str:
     return "f" + digest.hexdigest()
 
 
-def derive_room(inp: RoomInput) -> RoomRows:
+def derive_room(inp: RoomInput, memo: RoomMemo | None = None) -> RoomRows:
+    """The room's rows. With the `memo` of this room's last derive (the daemon keeps one),
+    only the sessions whose mentions changed, and the rows their change reaches, are worked
+    out again; the rows are those of a derive from nothing (tested)."""
+    if memo is None:
+        return _derive(inp, RoomMemo())
+    try:
+        return _derive(inp, memo)
+    except BaseException:
+        memo.forget()  # half updated: the next derive is from nothing
+        raise
+
+
+def _derive(inp: RoomInput, memo: RoomMemo) -> RoomRows:
     taught = [inp.org] if inp.org else []
     merges, splits = identity_changes(inp.corrections)
-    ident = Identities(inp.mentions, taught, merges=merges, splits=splits, room=inp.room)
+    sessions = _by_session(inp.mentions)
+    sayings, runs = memo.begin(inp, merges, splits, sessions)
+    ident = Identities(
+        [], taught, merges=merges, splits=splits, room=inp.room, sayings=sayings, runs=runs
+    )
     wrong = wrong_keys(inp.corrections, ident.canon)
-    claims = _claims(inp, ident, wrong)
+    memo.settle((sorted(wrong[0], key=repr), sorted(wrong[1])))
+    claims = _claims(inp, ident, wrong, sayings, sessions, memo)
     rows = RoomRows(room=inp.room, digest=inp.digest)
-    out = _Writer(inp.room, ident, rows)
+    out = _Writer(inp.room, ident, rows, memo)
     org_id = ident.resolve(inp.org, "org") if inp.org else None
     if org_id:
         inp.named.add(org_id)
@@ -218,77 +255,355 @@ def derive_room(inp: RoomInput) -> RoomRows:
     _repo_for(claims, remotes, org_id, out)
     domain_orgs = _domain_of(claims, out)
     _local_parts(claims, works_at, domain_orgs, out)
-    _mentioned_in(claims, out)
+    _mentioned_in(claims, memo, out)
+    out.close()
     rows.facts = apply_corrections(
         rows.facts, inp.corrections, ident.canon, inp.room, fact_id, out.said_after
     )
-    rows.evidence.sort(key=attrgetter("fact", "session", "seq", "rule"))
+    rows.evidence = out.evidence(rows.facts)  # sorted by fact and `_turn_order`
     return rows
 
 
-# -- claims: mentions resolved and anchored ------------------------------------------------------
+def _by_session(mentions: list[tuple]) -> dict[str, list[tuple]]:
+    """A room's mentions by session, in the order the sessions come (the ledger gives them
+    session by session: a session met again further on is only appended to its list)."""
+    out: dict[str, list[tuple]] = {}
+    rows: list[tuple] = []
+    current = None
+    for m in mentions:
+        if m[0] != current:
+            current = m[0]
+            rows = out.setdefault(current, [])
+        rows.append(m)
+    return out
 
 
-def _claims(inp: RoomInput, ident: Identities, wrong: tuple[set, set]) -> dict[tuple, Claim]:
+# -- claims: mentions resolved and anchored, session by session ------------------------------
+
+
+Meant = tuple[str, str, str] | None  # (subject id, object id, object kind) of a saying, or None
+
+
+# a fact's row as made: (what it was made from, the row, its evidence rows, its turns in order)
+_Made = tuple[tuple, FactRow, list[EvidenceRow], list[Ev] | None]
+_NONE: frozenset[str] = frozenset()  # one empty set for every session's share that has none
+_NO_CHOICES: tuple = ()
+
+
+@dataclass(eq=False, slots=True)
+class _Part:
+    """One session's share of its room's claims, and what about the room it read: kept by
+    `RoomMemo` while the session's mentions, its place (in this room only or not) and what
+    it read stay as they were."""
+
+    mentions: list[tuple]
+    alone: bool
+    runs: list[tuple[str, int]]  # capitalised runs said in passing, for `Identities`
+    anchors: set[str]  # ids it anchors (a session here only)
+    strong: AbstractSet[str]  # repos it names by more than owner/name
+    repos: AbstractSet[str]  # repos it names at all
+    choices: Sequence[tuple]  # (index, resolved) of its preferences and decisions
+    # what its share read of the room
+    tested: AbstractSet[str] = frozenset()  # ids whose anchoring decided it
+    passed: AbstractSet[str] = frozenset()  # those anchored then
+    strong_seen: AbstractSet[str] = frozenset()  # its repos strong in the room then
+    folded: tuple = ()  # its choices as the room's fold named them then
+    # its share
+    claims: dict[tuple, tuple[str, str, list[Ev]]] = field(default_factory=dict)
+    spellings: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    firsts: dict[str, Ev] = field(default_factory=dict)  # entity -> first turn naming it
+
+
+class RoomMemo:
+    """What one room's last derive worked out, for the next derive of the same room (the
+    daemon's, `vyre.rooms.pipeline.HeldMentions`): each session's share of the claims and
+    every row, so a new line costs its session's share, a combine of the shares, and the
+    rows its change reaches.
+
+    Kept only while what it was worked out from holds: the room, its org, settings and
+    corrections (any change starts from nothing); a session's share while its mentions,
+    its place and what it read of the room are as they were (a name that resolves anew,
+    an anchor or a strong repo gained or lost, a preference folded anew); a row while its
+    claim's evidence, labels, kinds and vote are. Rows are handed out again, not copied:
+    a row whose kinds the pipeline unified since (`one_kind_per_entity`) is copied with the
+    kinds its claim says before it is handed out."""
+
+    def __init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        """Keep nothing: the next derive is from nothing."""
+        self._context: tuple | None = None
+        self._context_in: tuple = ()
+        self.parts: dict[str, _Part] = {}
+        self.said: Counter = Counter()  # what the room says, as `Identities` counts it
+        self.meant: dict[tuple, Meant] = {}
+        self.keys: set[tuple] = set()  # the claims' and spellings' keys, shared by the shares
+        self.facts: dict[str, _Made] = {}
+        # entity -> (kind, label, session -> (first turn, its row, its evidence row))
+        self.entities: dict[str, tuple[str, str, dict[str, tuple]]] = {}
+        self.dirty_claims: set[tuple] = set()  # claims a changed session said, before or now
+        self.dirty_entities: set[str] = set()
+        self.changed: set[str] = set()  # sessions whose share is worked out again
+        self.fresh: dict[str, list[tuple]] = {}  # those sessions, with their mentions
+
+    def mentions_held(self) -> int:
+        return sum(len(p.mentions) for p in self.parts.values())
+
+    def begin(
+        self, inp: RoomInput, merges: dict, splits: set, sessions: dict[str, list[tuple]]
+    ) -> tuple[Counter, Counter | None]:
+        """Start a derive: forget every share whose session left or whose mentions or place
+        changed. What the room says, counted; and its runs in the order it first says them
+        when the count is not in that order (else None: `Identities` reads them from it)."""
+        self._context_in = (
+            inp.room,
+            inp.org,
+            sorted((k, bool(v)) for k, v in inp.settings.items() if k.startswith("relations.")),
+            sorted(merges.items()),
+            sorted(splits),
+        )
+        self.dirty_claims, self.dirty_entities, self.changed, self.fresh = set(), set(), set(), {}
+        if not self.parts:  # from nothing: counted in one pass, in the order said
+            self.said = Counter(m[2:8] for m in inp.mentions)
+            self.fresh = dict(sessions)
+            self.changed = set(sessions)
+            return self.said, None
+        said = self.said
+        for sid in [s for s in self.parts if s not in sessions]:
+            _count(said, self.parts[sid].mentions, -1)
+            self.drop(sid)
+        single = inp.single
+        runs: Counter = Counter()
+        for sid, rows in sessions.items():
+            held = self.parts.get(sid)
+            if held is not None and (held.alone != (sid in single) or held.mentions != rows):
+                _count(said, held.mentions, -1)
+                self.drop(sid)
+                held = None
+            if held is None:
+                _count(said, rows, 1)
+                self.fresh[sid] = rows
+                for subj, n in _runs(rows):
+                    runs[subj] += n
+            else:
+                for subj, n in held.runs:
+                    runs[subj] += n
+        return said, runs
+
+    def settle(self, wrong: tuple) -> None:
+        """The room's context is whole (the wrong keys need its identities): a new one keeps
+        nothing."""
+        context = (*self._context_in, wrong)
+        if context != self._context:
+            self._context = context
+            for sid in list(self.parts):
+                self.again(sid)
+            self.meant, self.facts, self.entities, self.keys = {}, {}, {}, set()
+
+    def again(self, sid: str) -> None:
+        """The session's share is to be worked out again."""
+        self.fresh[sid] = self.parts[sid].mentions
+        self.drop(sid)
+
+    def drop(self, sid: str) -> None:
+        part = self.parts.pop(sid, None)
+        self.changed.add(sid)
+        if part is not None:
+            self.dirty_claims.update(part.claims)
+            self.dirty_entities.update(part.firsts)
+
+    def keep(self, sid: str, part: _Part) -> None:
+        self.parts[sid] = part
+        self.dirty_claims.update(part.claims)
+        self.dirty_entities.update(part.firsts)
+
+
+def _count(said: Counter, rows: list[tuple], sign: int) -> None:
+    """Add (or take away) what these mentions say to the room's count."""
+    for key, n in Counter(m[2:8] for m in rows).items():
+        left = said[key] + sign * n
+        if left:
+            said[key] = left
+        else:
+            del said[key]
+
+
+def _runs(rows: list[tuple]) -> list[tuple[str, int]]:
+    """The capitalised runs a session says in passing, in the order it first says them."""
+    runs: dict[str, int] = {}
+    for m in rows:
+        if m[5] == "alias" and m[4] == "run":
+            runs[m[3]] = runs.get(m[3], 0) + 1
+    return list(runs.items())
+
+
+def _claims(
+    inp: RoomInput,
+    ident: Identities,
+    wrong: tuple[set, set],
+    sayings: Counter,
+    sessions: dict[str, list[tuple]],
+    memo: RoomMemo,
+) -> dict[tuple, Claim]:
     wrong_facts, wrong_entities = wrong
     skipped = {"alias"}  # a nickname only tells resolution who a short name is
     skipped.update(r for r in ("prefers", "decided") if not inp.settings.get(f"relations.{r}"))
     single = inp.single
     named = inp.named
-    resolved = []
-    anchored = {ident.resolve(inp.org, "org")} if inp.org else set()
-    # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
-    strong_repos, repos = set(), False
     # what a mention resolves to is a function of what it says (subject, kind, rel, object,
-    # kind), and a room says the same few things thousands of times: each resolved once
-    meant: dict[tuple, tuple[str, str, str] | None] = {}
-    for m in inp.mentions:
-        what = m[3:8]
-        hit = meant.get(what)
-        if hit is None and what not in meant:
-            hit = meant[what] = _resolve_mention(
-                ident, what, skipped, named, wrong_facts, wrong_entities
-            )
-        if hit is None:
-            continue
-        sid, oid, okind = hit
-        resolved.append((m, sid, oid, okind))
-        if m[0] in single:
-            anchored.add(sid)
-            anchored.add(oid)
-        if m[4] == "repo":
-            repos = True
-            if m[2] != "repo.bare":
-                strong_repos.add(sid)
-    if repos:
-        resolved = [r for r in resolved if r[0][4] != "repo" or r[1] in strong_repos]
-    resolved = _fold_choices(resolved)
+    # kind), and a room says the same few things thousands of times: each resolved once,
+    # and a session whose sayings resolve anew is worked out again
+    meant: dict[tuple, Meant] = {}
+    for what in dict.fromkeys(k[1:] for k in sayings):
+        meant[what] = _resolve_mention(ident, what, skipped, named, wrong_facts, wrong_entities)
+    before = memo.meant
+    changed = {w for w, hit in meant.items() if w in before and before[w] != hit}
+    memo.meant = meant
+    if changed:
+        for sid in [
+            s for s, p in memo.parts.items() if not changed.isdisjoint(m[3:8] for m in p.mentions)
+        ]:
+            memo.again(sid)
+    resolved: dict[str, list[tuple]] = {}
+    for sid, rows in memo.fresh.items():
+        part, resolved[sid] = _resolve_session(rows, sid in single, meant)
+        memo.parts[sid] = part
+    anchored: set[str | None] = {ident.resolve(inp.org, "org")} if inp.org else set()
+    strong_repos: set[str] = set()
+    for sid in sessions:
+        part = memo.parts[sid]
+        anchored |= part.anchors
+        if part.strong:
+            strong_repos |= part.strong
+    # a bare `owner/name` is a repo only when the room also names it as one (URL, "repo")
+    folds = _fold_choices(
+        [
+            (sid, i, r)
+            for sid in sessions
+            for i, r in memo.parts[sid].choices
+            if r[0][4] != "repo" or r[1] in strong_repos
+        ]
+    )
+    times: dict[str, datetime] = {}  # a turn's mentions share its time
+    keys: dict[tuple, tuple] = {k: k for k in memo.keys}
     claims: dict[tuple, Claim] = {}
     spellings: dict[tuple[str, str, str], int] = {}  # (id, label, kind) -> times said
-    times: dict[str, datetime] = {}  # a turn's mentions share its time
-    for m, sid, oid, okind in resolved:
-        session, seq, rule, subj, skind, rel, obj, _, quote, ts = m
-        if session not in single:
-            if skind not in ENTITY_KINDS or rel == "git_remote":
-                continue
-            if (sid not in anchored) or (okind in ENTITY_KINDS and oid not in anchored):
-                continue
-        said = (sid, subj, skind)
-        spellings[said] = spellings.get(said, 0) + 1
-        if rel != "is" and rel != "git_remote":
-            said = (oid, obj, okind)
-            spellings[said] = spellings.get(said, 0) + 1
-        key = (sid, rel, oid)
-        claim = claims.get(key)
-        if claim is None:
-            claim = claims[key] = Claim(sid, skind, rel, oid, okind)
-        when = times.get(ts) if ts else None
-        if ts and when is None:
-            when = times[ts] = datetime.fromisoformat(ts)
-        claim.evidence.append(_ev(Ev, (when, session, seq, rule, quote)))
+    for sid in sessions:
+        part = memo.parts[sid]
+        folded = folds.get(sid, ())
+        if sid not in resolved and (
+            (part.repos and part.strong_seen != part.repos & strong_repos)
+            or part.folded != folded
+            or (part.tested and part.passed != part.tested & anchored)
+        ):
+            memo.drop(sid)
+            part, resolved[sid] = _resolve_session(part.mentions, part.alone, meant)
+        if sid in resolved:
+            _share(part, resolved.pop(sid), anchored, strong_repos, dict(folded), times, keys)
+            memo.keep(sid, part)
+        for key, (skind, okind, evidence) in part.claims.items():
+            claim = claims.get(key)
+            if claim is None:
+                claim = claims[key] = Claim(key[0], skind, key[1], key[2], okind)
+            claim.evidence += evidence
+        for said, n in part.spellings.items():
+            spellings[said] = spellings.get(said, 0) + n
+    memo.keys = set(claims) | set(spellings)
+    dirty = memo.dirty_claims
+    for key, claim in claims.items():
+        claim.clean = key not in dirty
+        claim.whole = "own"
     for (eid, label, kind), n in spellings.items():
         ident.note_label(eid, label, kind, n)
     return claims
+
+
+def _resolve_session(
+    rows: list[tuple], alone: bool, meant: dict[tuple, Meant]
+) -> tuple[_Part, list[tuple]]:
+    """A session's part before its share: what it anchors, its repos and choices; and its
+    mentions resolved, (mention, subject id, object id, object kind) each."""
+    anchors: set[str] = set()
+    strong: set[str] = set()
+    repos: set[str] = set()
+    choices: list[tuple] = []  # most sessions name no repo and state no choice: kept empty
+    resolved: list[tuple] = []
+    for m in rows:
+        hit = meant[m[3:8]]
+        if hit is None:
+            continue
+        sid, oid, okind = hit
+        if alone:
+            anchors.add(sid)
+            anchors.add(oid)
+        if m[4] == "repo":
+            repos.add(sid)
+            if m[2] != "repo.bare":
+                strong.add(sid)
+        if m[5] in ("prefers", "decided"):
+            choices.append((len(resolved), (m, sid, oid, okind)))
+        resolved.append((m, sid, oid, okind))
+    part = _Part(
+        rows, alone, _runs(rows), anchors, strong or _NONE, repos or _NONE, choices or _NO_CHOICES
+    )
+    return part, resolved
+
+
+def _share(
+    part: _Part,
+    resolved: list[tuple],
+    anchored: set[str | None],
+    strong_repos: set[str],
+    folded: dict[int, tuple],
+    times: dict[str, datetime],
+    keys: dict[tuple, tuple],
+) -> None:
+    """The session's share of the claims: its mentions kept (repos named strongly in the
+    room; in a shared session, only what the room anchors), as evidence by claim."""
+    alone = part.alone
+    claims, spellings, firsts = part.claims, part.spellings, part.firsts
+    tested: set[str] = set()
+    for i, r in enumerate(resolved):
+        m, sid, oid, okind = folded.get(i, r)
+        session, seq, rule, subj, skind, rel, obj, _, quote, ts = m
+        if skind == "repo" and sid not in strong_repos:
+            continue
+        if not alone:
+            if skind not in ENTITY_KINDS or rel == "git_remote":
+                continue
+            tested.add(sid)
+            if okind in ENTITY_KINDS:
+                tested.add(oid)
+            if (sid not in anchored) or (okind in ENTITY_KINDS and oid not in anchored):
+                continue
+        # keys are the room's, one tuple for every session that says it (a memo holds them)
+        said = (sid, subj, skind)
+        said = keys.setdefault(said, said)
+        spellings[said] = spellings.get(said, 0) + 1
+        if rel != "is" and rel != "git_remote":
+            said = (oid, obj, okind)
+            said = keys.setdefault(said, said)
+            spellings[said] = spellings.get(said, 0) + 1
+        key = (sid, rel, oid)
+        share = claims.get(key)
+        if share is None:
+            key = keys.setdefault(key, key)
+            share = claims[key] = (skind, okind, [])
+        when = times.get(ts) if ts else None
+        if ts and when is None:
+            when = times[ts] = datetime.fromisoformat(ts)
+        ev = _ev(Ev, (when, session, seq, rule, quote))
+        share[2].append(ev)
+        if rel == "is" and skind in ENTITY_KINDS:
+            first = firsts.get(sid)
+            if first is None or _ev_order(ev) < _ev_order(first):
+                firsts[sid] = ev
+    if tested:
+        part.tested, part.passed = tested, tested & anchored
+    if part.repos:
+        part.strong_seen = part.repos & strong_repos
+    part.folded = tuple(sorted(folded.items(), key=lambda kv: kv[0]))
 
 
 def _resolve_mention(
@@ -325,16 +640,18 @@ def _resolve_mention(
 CHOICE_SAME = 90  # rapidfuzz token_set_ratio at which two stated choices are one
 
 
-def _fold_choices(resolved: list[tuple]) -> list[tuple]:
+def _fold_choices(choices: list[tuple]) -> dict[str, tuple]:
     """Near-duplicates of one preference or decision ("I prefer uv over poetry" and "I prefer
-    uv over poetry for anything new") are one fact, named by the first way it was said."""
-    choices = [i for i, r in enumerate(resolved) if r[0][5] in ("prefers", "decided")]
+    uv over poetry for anything new") are one fact, named by the first way it was said.
+    `choices`: (session, index, resolved) in the room's order; returns, per session, the
+    (index, resolved) pairs the fold names anew."""
+    out: dict[str, list[tuple]] = defaultdict(list)
     if len(choices) < 2:
-        return resolved
-    out = list(resolved)
+        return {}
     firsts: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # rel -> said, id, label
-    for i in sorted(choices, key=lambda i: (resolved[i][0][9] or "", resolved[i][0][:2])):
-        m, sid, oid, okind = resolved[i]
+    for session, i, (m, sid, oid, okind) in sorted(
+        choices, key=lambda c: (c[2][0][9] or "", c[2][0][:2])
+    ):
         said = fold(m[6])
         same = next(
             (f for f in firsts[m[5]] if fuzz.token_set_ratio(f[0], said) >= CHOICE_SAME), None
@@ -342,8 +659,8 @@ def _fold_choices(resolved: list[tuple]) -> list[tuple]:
         if same is None:
             firsts[m[5]].append((said, oid, m[6]))
         else:
-            out[i] = ((*m[:6], same[2], *m[7:]), sid, same[1], okind)
-    return out
+            out[session].append((i, ((*m[:6], same[2], *m[7:]), sid, same[1], okind)))
+    return {session: tuple(sorted(pairs, key=lambda p: p[0])) for session, pairs in out.items()}
 
 
 # -- votes ---------------------------------------------------------------------------------------
@@ -403,6 +720,7 @@ def _repo_for(claims: dict, remotes: list[Claim], org_id: str | None, out: _Writ
                     org_id,
                     "org",
                     [_as(e, "repo_for.git_remote") for e in c.evidence],
+                    whole="repo_for.git_remote",
                 )
             )
     repos = [c for c in claims.values() if c.rel == "is" and c.subject_kind == "repo"]
@@ -461,6 +779,7 @@ def _domain_of(claims: dict, out: _Writer) -> dict[str, str]:
                     hits[0].subject,
                     "org",
                     [_as(e, "domain_of.name") for e in dom.evidence],
+                    whole="domain_of.name",
                 )
             )
     return found
@@ -515,6 +834,7 @@ def _local_parts(claims: dict, works_at: dict, domain_orgs: dict, out: _Writer) 
                     addr.subject,
                     "address",
                     [_as(e, "has_address.local_part") for e in addr.evidence],
+                    whole="has_address.local_part",
                 )
             )
 
@@ -529,25 +849,31 @@ def _works_at_address(person: str, org: str, addr: Claim, works_at: dict, out: _
             org,
             "org",
             [_as(e, "works_at.address") for e in addr.evidence],
+            whole="works_at.address",
         )
     )
 
 
-def _mentioned_in(claims: dict, out: _Writer) -> None:
-    """One row per entity and session that names it, from the first turn there that did."""
-    firsts: dict[str, dict[str, Ev]] = {}  # entity -> session -> first turn
+def _mentioned_in(claims: dict, memo: RoomMemo, out: _Writer) -> None:
+    """One row per entity and session that names it, from the first turn there that did.
+    An entity no changed session names keeps its rows as the memo has them."""
     kinds: dict[str, str] = {}
     for c in claims.values():
-        if c.rel != "is" or c.subject_kind not in ENTITY_KINDS:
-            continue
-        kinds[c.subject] = c.subject_kind
-        held = firsts.setdefault(c.subject, {})
-        for e in c.evidence:
-            first = held.get(e.session)
-            if first is None or _ev_order(e) < _ev_order(first):
-                held[e.session] = e
-    for eid in sorted(firsts):
-        out.mentioned(eid, kinds[eid], firsts[eid])
+        if c.rel == "is" and c.subject_kind in ENTITY_KINDS:
+            kinds[c.subject] = c.subject_kind
+    dirty, held = memo.dirty_entities, memo.entities
+    firsts: dict[str, dict[str, Ev]] = {}  # entity -> session -> first turn, where needed
+    for eid, kind in kinds.items():
+        kept = held.get(eid)
+        if eid in dirty or kept is None or kept[:2] != (kind, out.label(eid, kind)):
+            firsts[eid] = {}
+    if firsts:
+        for sid, part in memo.parts.items():
+            for eid, ev in part.firsts.items():
+                if eid in firsts:
+                    firsts[eid][sid] = ev
+    for eid in sorted(kinds):
+        out.mentioned(eid, kinds[eid], firsts.get(eid))
 
 
 def _as(e: Ev, rule: str) -> Ev:
@@ -558,53 +884,105 @@ def _as(e: Ev, rule: str) -> Ev:
 
 
 class _Writer:
-    def __init__(self, room: str, ident: Identities, rows: RoomRows):
-        self.room, self.ident, self.rows = room, ident, rows
+    def __init__(self, room: str, ident: Identities, rows: RoomRows, memo: RoomMemo):
+        self.room, self.ident, self.rows, self.memo = room, ident, rows, memo
         self._done: set[str] = set()
         self._evidence: dict[str, list[Ev]] = {}  # fact id -> what said it
+        self._facts: dict[str, _Made] = {}  # the new memo
+        self._entities: dict[str, tuple[str, str, dict[str, tuple]]] = {}
+        self._clash = False  # a fact not of mentioned_in written with that relation
+        self._firsts: dict[str, list[Ev]] | None = None  # mentioned_in fact id -> its turn
+        # fact id -> its evidence rows (a mentioned_in fact's one row), in `_turn_order`
+        self._kept: dict[str, list[EvidenceRow] | EvidenceRow] = {}
+
+    def close(self) -> None:
+        """Every row is written: the memo keeps this derive's rows for the next."""
+        self.memo.facts, self.memo.entities = self._facts, self._entities
+
+    def evidence(self, facts: list[FactRow]) -> list[EvidenceRow]:
+        """Every fact's evidence rows, sorted by fact id and then `_turn_order`: each fact's
+        rows are sorted already, so with `facts` sorted by id they are laid end to end."""
+        kept = self._kept
+        out: list[EvidenceRow] = []
+        for f in facts:
+            rows = kept.get(f.id)
+            if rows is None:
+                continue
+            if type(rows) is list:
+                out += rows
+            else:
+                out.append(rows)  # type: ignore[arg-type]
+        return out
 
     def said_after(self, fid: str, at: datetime) -> datetime | None:
         """The first time a fact was said after `at` (a correction's end), if ever."""
-        later = [e.ts for e in self._evidence.get(fid, ()) if e.ts and e.ts > at]
+        said = self._evidence.get(fid)
+        if said is None:
+            if self._firsts is None:
+                self._firsts = {
+                    row.id: [ev]
+                    for _, _, held in self._entities.values()
+                    for ev, row, _ in held.values()
+                }
+            said = self._firsts.get(fid, [])
+        later = [e.ts for e in said if e.ts and e.ts > at]
         return min(later) if later else None
 
-    def mentioned(self, eid: str, kind: str, firsts: dict[str, Ev]) -> None:
+    def mentioned(self, eid: str, kind: str, firsts: dict[str, Ev] | None) -> None:
         """`eid mentioned_in session` for each session and the first turn there that named
-        it, in session order: what `fact` writes for each, without the votes and sorts a fact
-        of many turns needs (a room has one per entity and session, most of its rows)."""
-        room, done, said = self.room, self._done, self._evidence
-        facts, evidence = self.rows.facts, self.rows.evidence
-        label = self._label(eid, kind)
-        for session in sorted(firsts):
-            ev = firsts[session]
-            obj = f"session:{session}"
-            fid = fact_id(room, eid, "mentioned_in", obj)
-            if fid in done:
-                continue
-            done.add(fid)
-            said[fid] = [ev]
-            facts.append(
-                FactRow(
-                    id=fid,
-                    room=room,
-                    subject=eid,
-                    subject_kind=kind,
-                    subject_label=label,
-                    rel="mentioned_in",
-                    object=obj,
-                    object_kind="session",
-                    object_label=session,
-                    confidence=_one_session(ev.rule),
-                    source="extracted",
-                    valid_from=ev.ts,
-                    valid_to=None,
-                    seen=ev.ts,
-                    sessions=1,
-                    rules=ev.rule,
-                    status="",
+        it: what `fact` writes for each, without the votes and sorts a fact of many turns
+        needs (a room has one per entity and session, most of its rows). `firsts` None: no
+        changed session names it and its label and kind are as they were, so its rows are
+        the memo's."""
+        room = self.room
+        label = self.label(eid, kind)
+        held = self.memo.entities.get(eid)
+        if firsts is None and held is not None:
+            made = held[2]
+        else:
+            before = held[2] if held is not None and held[:2] == (kind, label) else {}
+            made = {}
+            firsts = firsts or {}
+            for session in sorted(firsts):
+                ev = firsts[session]
+                old = before.get(session)
+                if old is not None and old[0] == ev:
+                    made[session] = old
+                    continue
+                fid = fact_id(room, eid, "mentioned_in", f"session:{session}")
+                made[session] = (
+                    ev,
+                    FactRow(
+                        id=fid,
+                        room=room,
+                        subject=eid,
+                        subject_kind=kind,
+                        subject_label=label,
+                        rel="mentioned_in",
+                        object=f"session:{session}",
+                        object_kind="session",
+                        object_label=session,
+                        confidence=_one_session(ev.rule),
+                        source="extracted",
+                        valid_from=ev.ts,
+                        valid_to=None,
+                        seen=ev.ts,
+                        sessions=1,
+                        rules=ev.rule,
+                        status="",
+                    ),
+                    EvidenceRow(fid, room, eid, session, ev.seq, ev.ts, ev.rule, ev.quote),
                 )
-            )
-            evidence.append(EvidenceRow(fid, room, eid, session, ev.seq, ev.ts, ev.rule, ev.quote))
+        self._entities[eid] = (kind, label, made)
+        facts, kept, done = self.rows.facts, self._kept, self._done
+        for session, (ev, row, said) in made.items():
+            if row.subject_kind != kind or row.object_kind != "session":
+                row = FactRow(**{**vars(row), "subject_kind": kind, "object_kind": "session"})
+                made[session] = (ev, row, said)
+            if self._clash and row.id in done:
+                continue
+            facts.append(row)
+            kept[row.id] = said
 
     def fact(
         self,
@@ -618,46 +996,88 @@ class _Writer:
         if fid in self._done:
             return
         self._done.add(fid)
+        self._clash = self._clash or c.rel == "mentioned_in"
         self._evidence[fid] = c.evidence
-        evidence = _oldest_first(c.evidence)
+        said = (
+            c.whole,
+            c.subject_kind,
+            c.object_kind,
+            self.label(c.subject, c.subject_kind),
+            object_label or self.label(c.object, c.object_kind),
+            valid_to,
+            status,
+        )
+        held = self.memo.facts.get(fid)
+        if held is not None and c.clean and held[0] == said:
+            _, row, kept, ordered = held
+            if row.subject_kind != c.subject_kind or row.object_kind != c.object_kind:
+                row = FactRow(
+                    **{**vars(row), "subject_kind": c.subject_kind, "object_kind": c.object_kind}
+                )
+        else:
+            ordered = None
+            if held is not None and held[3] is not None and c.whole:
+                ordered = held[3] if c.clean else self._reordered(c, held[3])
+            if ordered is None:
+                ordered = _oldest_first(c.evidence)
+            row, kept = self._row(fid, c, said, ordered)
+        self._facts[fid] = (said, row, kept, ordered if c.whole else None)
+        self.rows.facts.append(row)
+        self._kept[fid] = kept
+
+    def _reordered(self, c: Claim, before: list[Ev]) -> list[Ev] | None:
+        """A claim's turns in order, from its order at the last derive: the changed
+        sessions' turns taken out and their turns now merged in (None: order them anew)."""
+        changed = self.memo.changed
+        if len(changed) * 4 > len(before):
+            return None
+        new = [e for e in c.evidence if e[1] in changed]
+        kept = [e for e in before if e[1] not in changed]
+        if len(kept) + len(new) != len(c.evidence):
+            return None  # a session's turn said twice: the set in `_oldest_first` takes it once
+        return _oldest_first(kept + new) if not kept else _merged(kept, _oldest_first(new))
+
+    def _row(
+        self, fid: str, c: Claim, said: tuple, evidence: list[Ev]
+    ) -> tuple[FactRow, list[EvidenceRow]]:
+        _, _, _, subject_label, object_label, valid_to, status = said
         # each session's best rule, sessions in the order they first said it (the product
         # below is taken in that order); a session says a fact by few rules, often many times
-        said = dict.fromkeys((e.session, e.rule) for e in evidence)
+        pairs = dict.fromkeys((e.session, e.rule) for e in evidence)
         best: dict[str, float] = {}
         confidence = RULE_CONFIDENCE.get
-        for session, rule in said:
+        for session, rule in pairs:
             value, held = confidence(rule, 0.6), best.get(session)
             if held is None or value > held:
                 best[session] = value
         doubt = 1.0
         for value in best.values():
             doubt *= 1.0 - value
-        kept = _keep(evidence)
-        self.rows.facts.append(
-            FactRow(
-                id=fid,
-                room=self.room,
-                subject=c.subject,
-                subject_kind=c.subject_kind,
-                subject_label=self._label(c.subject, c.subject_kind),
-                rel=c.rel,
-                object=c.object,
-                object_kind=c.object_kind,
-                object_label=object_label or self._label(c.object, c.object_kind),
-                confidence=round(min(0.99, 1.0 - doubt), 4),
-                source="extracted",
-                valid_from=c.first,
-                valid_to=valid_to,
-                seen=c.last,
-                sessions=len(best),
-                rules=",".join(sorted({rule for _, rule in said})),
-                status=status,
-            )
+        row = FactRow(
+            id=fid,
+            room=self.room,
+            subject=c.subject,
+            subject_kind=c.subject_kind,
+            subject_label=subject_label,
+            rel=c.rel,
+            object=c.object,
+            object_kind=c.object_kind,
+            object_label=object_label,
+            confidence=round(min(0.99, 1.0 - doubt), 4),
+            source="extracted",
+            valid_from=c.first,
+            valid_to=valid_to,
+            seen=c.last,
+            sessions=len(best),
+            rules=",".join(sorted({rule for _, rule in pairs})),
+            status=status,
         )
-        for e in kept:
-            self.rows.evidence.append(
-                EvidenceRow(fid, self.room, c.subject, e.session, e.seq, e.ts, e.rule, e.quote)
-            )
+        kept = [
+            EvidenceRow(fid, self.room, c.subject, e.session, e.seq, e.ts, e.rule, e.quote)
+            for e in _keep(evidence)
+        ]
+        kept.sort(key=_turn_order)  # a fact's rows in the order `evidence` is sorted
+        return row, kept
 
     def taught(
         self,
@@ -674,6 +1094,7 @@ class _Writer:
         if fid in self._done:
             return
         self._done.add(fid)
+        self._clash = self._clash or rel == "mentioned_in"
         self.rows.facts.append(
             FactRow(
                 id=fid,
@@ -691,7 +1112,7 @@ class _Writer:
             )
         )
 
-    def _label(self, eid: str, kind: str) -> str:
+    def label(self, eid: str, kind: str) -> str:
         if kind == "kind":
             return eid.removeprefix("kind:")
         if kind == "owner":

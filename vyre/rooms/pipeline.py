@@ -34,7 +34,7 @@ from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
 from vyre.models import Correction, DeriveReport
 from vyre.rooms.corrections import ENTITY_KINDS, in_scope, needs_names, reach
-from vyre.rooms.derive import RoomInput, derive_room
+from vyre.rooms.derive import RoomInput, RoomMemo, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
 from vyre.rooms.membership import own_rooms, picks_by_session
 from vyre.rooms.names import MAIN, UNFILED
@@ -268,6 +268,9 @@ class Planner:
 
 
 MENTIONS_KEPT = 150_000  # rows held: a big room's (~1,000 sessions, ~15,000 rows) many times
+# mentions whose rooms' last derive is remembered (`RoomMemo`, ~0.4 KiB a mention): the
+# busiest room of the 30,000-session home (5,267 sessions, ~62,000 mentions) with room to spare
+MEMO_MENTIONS = 80_000
 
 
 class HeldMentions:
@@ -275,12 +278,28 @@ class HeldMentions:
     daemon's): a room derived again reads only the sessions that changed since. A session's
     mentions change only with its version (they are written in the same transaction). At most
     `limit` rows are held: the rooms derived longest ago are let go first, never the room
-    just read."""
+    just read. Beside them, the memo of the last derive of the rooms derived last
+    (`RoomMemo`), for rooms of `memo_limit` mentions in all at most."""
 
-    def __init__(self, limit: int = MENTIONS_KEPT) -> None:
+    def __init__(self, limit: int = MENTIONS_KEPT, memo_limit: int = MEMO_MENTIONS) -> None:
         self._held: dict[str, tuple[int, list[tuple]]] = {}  # session -> (version, rows)
         self._rooms: dict[str, list[str]] = {}  # room -> its sessions, oldest derive first
         self._limit = limit
+        self._memos: dict[str, tuple[int, RoomMemo]] = {}  # room -> (mentions, memo)
+        self._memo_limit = memo_limit
+
+    def memo(self, room: str, mentions: int) -> RoomMemo | None:
+        """The memo of the room's last derive, for a derive of these many mentions (None when
+        the room is over the bound: it is derived from nothing); the rooms derived longest
+        ago let theirs go first."""
+        _, memo = self._memos.pop(room, (0, None))
+        if mentions > self._memo_limit:
+            return None
+        self._memos[room] = (mentions, memo or RoomMemo())
+        held = sum(n for n, _ in self._memos.values())
+        while held > self._memo_limit:
+            held -= self._memos.pop(next(iter(self._memos)))[0]
+        return self._memos[room][1]
 
     def of(self, ledger: Ledger, room: str, members: list[_Session]) -> list[tuple]:
         """`ledger.mentions` of these sessions, in its order."""
@@ -308,6 +327,7 @@ class HeldMentions:
         while held > self._limit and len(self._rooms) > 1:
             oldest = next(iter(self._rooms))
             del self._rooms[oldest]
+            self._memos.pop(oldest, None)
             kept = set().union(*self._rooms.values())
             for sid in [sid for sid in self._held if sid not in kept]:
                 held -= len(self._held.pop(sid)[1])
@@ -520,7 +540,7 @@ def _derive_rooms(
             settings=settings,
             corrections=scoped,
         )
-        rows = derive_room(inp)
+        rows = derive_room(inp, mentions.memo(room, len(rows_said)) if mentions else None)
         # the names this derive found decide which corrections count here from now on
         names = frozenset(n for n in inp.named if n.split(":", 1)[0] in ENTITY_KINDS)
         rows.digest = _digest_with(bases[room], scoped, room, names)
