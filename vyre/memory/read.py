@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import Protocol
 
 from vyre.graph import EvidenceRow, FactRow, RoomRows
@@ -331,6 +332,13 @@ class _Shelf:
         self.views: dict[str, RoomView] = {}  # replaced whole, never changed in place
 
 
+_by_id = attrgetter("id")
+
+
+def _oldest_first(e: EvidenceRow) -> tuple:
+    return (e.ts or datetime.min, e.session, e.seq, e.rule, e.quote)
+
+
 def view_of(rows: RoomRows) -> RoomView:
     """A room's rows arranged for reading. The same rows give the same view, whether they
     come from a derive or are read back from the room's file."""
@@ -338,8 +346,9 @@ def view_of(rows: RoomRows) -> RoomView:
     for e in rows.evidence:
         evidence[e.fact].append(e)
     for items in evidence.values():
-        items.sort(key=lambda e: (e.ts or datetime.min, e.session, e.seq, e.rule, e.quote))
-    view = RoomView(rows.room, rows.digest, sorted(rows.facts, key=lambda f: f.id), dict(evidence))
+        if len(items) > 1:  # most facts (a mention in one session) have one row
+            items.sort(key=_oldest_first)
+    view = RoomView(rows.room, rows.digest, sorted(rows.facts, key=_by_id), dict(evidence))
     subj, obj = defaultdict(list), defaultdict(list)
     for f in view.rows:
         subj[f.subject].append(f)

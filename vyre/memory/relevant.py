@@ -177,10 +177,18 @@ def build(
     """`evidence`: each fact's sources, where the room's own words about it are."""
     index = RoomIndex(own_orgs=set(own_orgs))
     quotes: dict[str, list[str]] = defaultdict(list)
+    sessions = index.sessions
     for row in rows:
         said = evidence.get(row.id, ())
-        quotes[row.subject] += [e.quote for e in said]
-        index.sessions.setdefault(row.subject, set()).update(e.session for e in said)
+        where = sessions.get(row.subject)
+        if where is None:
+            where = sessions[row.subject] = set()
+        if len(said) == 1:  # most rows: an entity named in one session
+            quotes[row.subject].append(said[0].quote)
+            where.add(said[0].session)
+        elif said:
+            quotes[row.subject] += [e.quote for e in said]
+            where.update(e.session for e in said)
     phrases: dict[tuple[str, ...], list[tuple[str, float, bool]]] = defaultdict(list)
     shorts: dict[tuple[str, ...], set[str]] = defaultdict(set)
     surnames: dict[str, set[str]] = defaultdict(set)
@@ -227,7 +235,9 @@ def build(
         if len(people) != 1 or len(first) < 5:
             continue
         (person,) = people
-        seen = {fold(w) for q in quotes.get(person, ()) for w in re.findall(r"\b[A-Z]\w+", q)}
+        # each quote once: a person named in many sessions is often named in the same words
+        once = dict.fromkeys(quotes.get(person, ()))
+        seen = {fold(w) for q in once for w in re.findall(r"\b[A-Z]\w+", q)}
         for form in seen:
             if 3 <= len(form) < len(first) and (first.startswith(form) or first.endswith(form)):
                 shorts[(form,)].add(person)
@@ -235,7 +245,7 @@ def build(
         name, kind = labels.get(person, ("", ""))
         if kind != "person" or len(name.split()) < 2:
             continue
-        for q in lines:
+        for q in dict.fromkeys(lines):  # each quote once
             at = q.find(name)
             for m in _NICK_IN_QUOTE.finditer(q, max(at, 0)) if at >= 0 else ():
                 shorts[(fold(m.group(1)),)].add(person)
