@@ -37,7 +37,13 @@ def test_deck_no_open_prints_the_url_first_and_keeps_serving(vyre_home):
         assert _get(url.port, "/memory", url.netloc) == 401  # no cookie yet
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=20)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # a failure, but no deck or daemon is left running
+            proc.kill()
+            proc.wait()
+            process.stop(vyre_home)
+            raise
     assert process.status(vyre_home) is None  # it stops the daemon it started
 
 
