@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
 from click.testing import CliRunner
 
 from tests.transcript import Transcript
@@ -18,7 +19,16 @@ from vyre.cli.main import cli
 from vyre.daemon import process
 
 
-def test_deck_no_open_prints_the_url_first_and_keeps_serving(vyre_home):
+def _ignoring_sigint() -> None:  # as a shell starts a job with `&`
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    ("stop", "start"),
+    [(signal.SIGINT, None), (signal.SIGINT, _ignoring_sigint), (signal.SIGTERM, None)],
+    ids=["ctrl-c", "ctrl-c-inherited-ignored", "term"],
+)
+def test_deck_no_open_prints_the_url_first_and_keeps_serving(vyre_home, stop, start):
     root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
     t = Transcript(root, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z")
     t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
@@ -28,6 +38,7 @@ def test_deck_no_open_prints_the_url_first_and_keeps_serving(vyre_home):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=start,
     )
     try:
         url = urlparse(proc.stdout.readline().strip())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 
 import click
@@ -31,6 +32,10 @@ def deck(ctx: click.Context, no_open: bool) -> None:
         return
     from vyre.daemon import process
 
+    # Ctrl-C, `kill` and a closed terminal all end the command the same way, stopping the
+    # daemon it started; SIGINT too when it was inherited ignored (a job started with `&`)
+    for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, _interrupt)
     try:  # keep serving in the foreground until Ctrl-C or the daemon stops
         while process.status() is not None:
             time.sleep(1.0)
@@ -68,3 +73,7 @@ def _ensure_daemon() -> bool:
         return False
     process.start()
     return True
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
