@@ -24,6 +24,7 @@ anywhere ("my brother Mateo", "Siobhan's grandparents", a speaker label "Carolin
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import datetime
 from functools import lru_cache
 
@@ -211,6 +212,8 @@ _PRONOUN_TITLE = re.compile(
     rf"(?:^|[.;,—–]\s+|\s-\s+|\b(?:and|but|so)\s+)(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s+"
     rf"(?:now\s+|also\s+)?{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
 )
+# what every _PRONOUN_TITLE match holds: a cheap first look, since few turns have one
+_PRONOUN_CUE = re.compile(r"(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s")
 PRONOUN_REACH = 300  # how far back a pronoun looks for the person it stands for
 _NICKNAME_LATER = re.compile(
     rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|{_CALLS})\s+['\"“]?"
@@ -289,6 +292,22 @@ _DEADLINES = [
             re.I,
         ),
     ),
+]
+# a word each _DEADLINES pattern holds (same flags), in their order
+_DEADLINE_KEYS = [
+    re.compile(key, re.I)
+    for key in (
+        "due",
+        "due",
+        "deadline",
+        "deadline",
+        "deadline",
+        "launches|live",
+        "go-live|launch|release",
+        "ships",
+        "has|have|need|must|should",
+        "want|need|expect|asked|promised",
+    )
 ]
 # "the board meets 10 Dec and the new dashboard has to ship by then": the date said before
 _BY_THEN = re.compile(
@@ -431,6 +450,9 @@ _DOMAIN = re.compile(
     r"(?P<domain>(?:[a-z0-9][a-z0-9-]*\.)+(?P<tld>[a-z]{2,}))(?![\w-]|\.[a-z0-9])",
     re.I,
 )
+
+_DOMAIN_DOT = re.compile(r"\.[a-z]{2}", re.I)  # a TLD's dot, with the same case folding
+_DOMAIN_RUN = re.compile(r"[\w.:/-]*")  # every character a _DOMAIN match is made of
 
 
 # -- the entry point --------------------------------------------------------------------------
@@ -898,7 +920,7 @@ def _pronouns(p: Prose, persons: list[Span], orgs: list[Span], out: list) -> Non
     """A title said with a pronoun ("... and she's now head of legal ops at Acme") belongs to
     the nearest full name before it, in its sentence or the one before."""
     text = p.text
-    if not persons:
+    if not persons or not _PRONOUN_CUE.search(text):
         return
     for m in _PRONOUN_TITLE.finditer(text):
         if not _good_title(m.group("title")):
@@ -1292,7 +1314,7 @@ def _addresses(p: Prose, persons: list[Span], out: list) -> None:
 
 def _domains(p: Prose, out: list) -> None:
     text = p.with_code
-    for m in _DOMAIN.finditer(text):
+    for m in _domain_matches(text):
         domain = m.group("domain").lower()
         if domain in IGNORED_DOMAINS or any(domain.endswith("." + d) for d in IGNORED_DOMAINS):
             continue
@@ -1308,6 +1330,28 @@ def _domains(p: Prose, out: list) -> None:
         if not m.group("scheme") and suffix in FILE_EXTENSIONS:
             continue
         out.append(_is("domain.bare", domain, "domain", p.quote(m.start(), m.end())))
+
+
+def _domain_matches(text: str) -> Iterator[re.Match]:
+    """What `_DOMAIN.finditer(text)` finds, read only in the runs of address characters that
+    hold a dot before two letters (a match lies inside one such run and holds its TLD's dot):
+    most of a turn is words no domain can start in. A run is read whole, and the lookbehind
+    still sees the text before it, so the matches are the same."""
+    end = 0
+    for dot in _DOMAIN_DOT.finditer(text):
+        at = dot.start()
+        if at < end:
+            continue  # inside the run just read
+        start = at
+        while start > end and _domain_char(text[start - 1]):
+            start -= 1
+        run = _DOMAIN_RUN.match(text, at)  # never None: the pattern matches empty
+        end = run.end() if run else len(text)
+        yield from _DOMAIN.finditer(text, start, end)
+
+
+def _domain_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_.:/-"  # re's \w is isalnum() or "_"
 
 
 def _repos(p: Prose, out: list) -> None:
@@ -1378,8 +1422,10 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
     text = p.text
     days: set = set()
     spans = _cue_sentences(p, _DEADLINE_CUES)
-    for rule, pattern in _DEADLINES:
-        for m in (m for lo, hi in spans for m in pattern.finditer(text, lo, hi)):
+    for (rule, pattern), key in zip(_DEADLINES, _DEADLINE_KEYS, strict=True):
+        # a sentence without the pattern's own word is not read by it (a cheap first look)
+        keyed = [(lo, hi) for lo, hi in spans if key.search(text, lo, hi)]
+        for m in (m for lo, hi in keyed for m in pattern.finditer(text, lo, hi)):
             day = dates.resolve(m, said)
             if day is None or day in days:
                 continue  # one deadline per date and turn: the first rule that read it
@@ -1387,7 +1433,8 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
             subject = _deadline_subject(rule, m.groupdict().get("subj"))
             quote = p.quote(m.start(), m.end())
             out.append((rule, subject, "thing", "deadline", day.isoformat(), "date", quote))
-    for m in (m for lo, hi in spans for m in _BY_THEN.finditer(text, lo, hi)):
+    then = "then" in text.lower()
+    for m in (m for lo, hi in spans if then for m in _BY_THEN.finditer(text, lo, hi)):
         lo = p.sentence(m.start())[0]
         earlier = list(dates.DATE_RE.finditer(text, lo, m.end()))
         day = dates.resolve(earlier[-1], said) if earlier else None
