@@ -25,11 +25,13 @@ _LOG_LINE = re.compile(
     r"|FATAL|TRACE|CRITICAL)\b|Traceback \(|File \"|at [\w$.]+\(|\$ |>>> ).*$",
     re.M,
 )
-# a cheap first look: a line that starts like a log line, a traceback or a shell prompt
-_LOG_START = re.compile(
-    r"(?:^|\n)[ \t]*(?:\[?\d|DEBUG|INFO|WARN|ERROR|FATAL|TRACE|CRITICAL|Traceback|File |at |"
-    r"\$ |>>> )"
+# a cheap first look: a line that starts like a log line, a traceback or a shell prompt (the
+# first line, or one after a newline: a literal first character lets re skip to each newline)
+_LOG_HEAD = (
+    r"[ \t]*(?:\[?\d|DEBUG|INFO|WARN|ERROR|FATAL|TRACE|CRITICAL|Traceback|File |at |\$ |>>> )"
 )
+_LOG_FIRST = re.compile(_LOG_HEAD)
+_LOG_START = re.compile("\n" + _LOG_HEAD)
 # the marker of a quoted line ("> Best regards," in a forwarded email, a markdown quote): the
 # words are still prose the person pasted, so only the marker is blanked ("> > " nests)
 _QUOTE_MARK = re.compile(r"^[ \t]*(?:>(?!>>)[ \t]?)+", re.M)
@@ -57,7 +59,7 @@ class Prose:
         self.with_code = text  # inline code kept: repos and addresses are often in backticks
         if "`" in text:
             text = _INLINE_CODE.sub(_blank, text)
-        if _LOG_START.search(text):
+        if _LOG_FIRST.match(text) or _LOG_START.search(text):
             text = _LOG_LINE.sub(_blank, text)
         if "](" in text:  # a link's text is a page's title: "[How Acme Works](https://...)"
             text = _LINK_TEXT.sub(_blank, text)
