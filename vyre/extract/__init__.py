@@ -19,11 +19,17 @@ if TYPE_CHECKING:
     from vyre.transcripts.classify import Draft
 
 
+_rules: Any = None  # vyre.extract.rules once a draft was read (an import per turn costs)
+
+
 def extract_draft(draft: Draft) -> list:
     """The rules applied to a transcript draft (tool output is read whole, not clipped)."""
-    from vyre.extract.rules import extract
+    global _rules
+    if _rules is None:
+        from vyre.extract import rules
 
-    return extract(
+        _rules = rules
+    return _rules.extract(
         draft.by, draft.kind, draft.full_text or draft.text, draft.ts, sidechain=draft.sidechain
     )
 
