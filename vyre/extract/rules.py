@@ -1075,7 +1075,8 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> l
         names = [_bare(t.group()) for t in tokens[k:i]]
         if not any(nm not in ORG_WORDS and nm != "&" for nm in names):
             continue
-        if not legal and _TITLE_OF.search(text, max(0, tokens[k].start() - 40), tokens[k].start()):
+        lo, hi = max(0, tokens[k].start() - 40), tokens[k].start()
+        if not legal and text.find("of", lo, hi) >= 0 and _TITLE_OF.search(text, lo, hi):
             continue  # "Head of Operations Analytics": a title's department, not an org
         end_tok = tokens[last]
         end = end_tok.start() + len(_bare(end_tok.group()))
@@ -1358,7 +1359,8 @@ def _repos(p: Prose, out: list) -> None:
     text = p.with_code
     lower = text.lower()
     hosted = "github" in lower or "gitlab" in lower or "bitbucket" in lower
-    worded = "repo" in lower or "clone" in lower or "fork" in lower
+    # each slug pattern holds a "/": a turn without one is not read by them
+    worded = "/" in text and ("repo" in lower or "clone" in lower or "fork" in lower)
     for rule, pattern, wanted in (
         ("repo.url", _REPO_URL, hosted),
         ("repo.slug", _REPO_SLUG, worded),
