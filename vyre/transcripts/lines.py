@@ -80,15 +80,19 @@ def parse(chunk: bytes, *, whole: bool = True) -> Parsed:
     """
     if not chunk or chunk.isspace():
         return "empty"
-    if whole and chunk[:1] == b"{":
+    # a user record's type comes before its message (its big part), so a user line is told
+    # by a short look first, then the types we never read are looked for in what is left
+    if (
+        whole
+        and chunk[:1] == b"{"
+        and _USER not in chunk
+        and _ASSISTANT not in chunk
+        and _SUMMARY not in chunk
+    ):
         if _PROGRESS in chunk:
-            unread: Unread | None = _UNREAD_PROGRESS
-        elif _SNAPSHOT in chunk:
-            unread = _UNREAD_SNAPSHOT
-        else:
-            unread = None
-        if unread and _USER not in chunk and _ASSISTANT not in chunk and _SUMMARY not in chunk:
-            return unread
+            return _UNREAD_PROGRESS
+        if _SNAPSHOT in chunk:
+            return _UNREAD_SNAPSHOT
     try:
         value = orjson.loads(chunk)
     except orjson.JSONDecodeError:
