@@ -208,9 +208,9 @@ class GraphStore:
 
         def fill(engine: Engine) -> None:
             _load_rows(engine, rows.facts, rows.evidence)
-            _put(engine, "Room", {"id": [rows.room], "digest": [rows.digest]})
 
-        return self._write(rows.room, fill, (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES)
+        size = (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES
+        return self._write(rows.room, rows.digest, fill, size)
 
     def warm(self) -> None:
         """Load what writing a file needs (the engine, pyarrow), before workers are forked
@@ -257,7 +257,7 @@ class GraphStore:
         """Delete a room's file that is not what was written (it is derived again)."""
         remove(self.path(room))
 
-    def _write(self, room: str, fill: Callable[[Engine], None], size: int) -> Path:
+    def _write(self, room: str, digest: str, fill: Callable[[Engine], None], size: int) -> Path:
         """The room's file written whole (and flushed to disk) under a temporary name."""
         temp = self.temp_path(room, os.getpid())
         remove(temp)
@@ -265,8 +265,10 @@ class GraphStore:
         try:
             for statement in SCHEMA:
                 engine.execute(statement)
-            engine.execute(
-                "CREATE (:Meta {key: 'schema', value: $version})", {"version": SCHEMA_VERSION}
+            engine.execute(  # both rows in one statement: a statement costs ~0.5 ms
+                "CREATE (:Meta {key: 'schema', value: $version}), "
+                "(:Meta {key: $key, value: $digest})",
+                {"version": SCHEMA_VERSION, "key": _digest_key(room), "digest": digest},
             )
             fill(engine)
         except BaseException:
@@ -319,7 +321,7 @@ class GraphStore:
         with self.reading(room) as engine:
             if engine is None:
                 return None
-            digest = engine.execute("MATCH (r:Room {id: $room}) RETURN r.digest", {"room": room})
+            digest = _digest(engine, room)
             where, params = _where("f", room, None, True)
             match = f"MATCH (s:Entity)-[f:FACT]->(o:Entity){where}"
             facts = _rows(_select(engine, match, "f", _FACT_RETURN, params), FactRow)
@@ -413,8 +415,11 @@ class GraphStore:
                     for r in engine.execute("MATCH (t:Turn) RETURN t.id, t.session, t.seq, t.ts")
                 ]
                 out += [
-                    ("room", room, *r)
-                    for r in engine.execute("MATCH (r:Room) RETURN r.id, r.digest")
+                    ("room", room, r[0][len(_DIGEST) :], r[1])
+                    for r in engine.execute(
+                        "MATCH (m:Meta) WHERE starts_with(m.key, $digest) RETURN m.key, m.value",
+                        {"digest": _DIGEST},
+                    )
                 ]
                 out += [
                     ("fact", room, *r)
@@ -455,9 +460,21 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+_DIGEST = "room:"  # the Meta key of the digest a room's file was derived from, before its room
+
+
+def _digest_key(room: str) -> str:
+    return _DIGEST + room
+
+
+def _digest(engine: Engine, room: str) -> list[list]:
+    """The digest of `room`'s inputs as the file holds it: no row in another room's file."""
+    return engine.execute("MATCH (m:Meta {key: $key}) RETURN m.value", {"key": _digest_key(room)})
+
+
 def _state(engine: Engine, room: str) -> RoomState:
     params = {"room": room}
-    digest = engine.execute("MATCH (r:Room {id: $room}) RETURN r.digest", params)
+    digest = _digest(engine, room)
     facts = engine.execute("MATCH ()-[f:FACT]->() WHERE f.room = $room RETURN count(*)", params)
     evidence = engine.execute(
         "MATCH ()-[e:EVIDENCE]->() WHERE e.room = $room RETURN count(*)", params
