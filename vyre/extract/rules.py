@@ -214,7 +214,6 @@ _PRONOUN_TITLE = re.compile(
 )
 # what every _PRONOUN_TITLE match holds: a cheap first look, since few turns have one
 _PRONOUN_CUE = re.compile(r"(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s")
-PRONOUN_REACH = 300  # how far back a pronoun looks for the person it stands for
 _NICKNAME_LATER = re.compile(
     rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|{_CALLS})\s+['\"“]?"
     rf"(?P<nick>[{_UP}][{_LO}'’-]+)"

@@ -125,8 +125,9 @@ class Guarded:
         return text if text.isdigit() else None
 
 
-def check(call: Call, permission_mode: str = "") -> str | None:
-    """Why this call is held by a guard, or None. `call` is a `vyre.learn.checks.Call`."""
+def check(call: Call) -> str | None:
+    """Why this call is held by a guard, or None. `call` is a `vyre.learn.checks.Call`; the
+    permission mode decides only what is done about it (`vyre.learn.judge.decide`)."""
     where = Guarded(call.env)
     tool = call.tool
     if tool in P.READ_ONLY_TOOLS:

@@ -267,7 +267,7 @@ def decide(
 ) -> Verdict:
     """Guards, then lessons. `history(lesson)` says whether an `after ... before` lesson's
     owed command has run since the last change in this session (None: unknown, owed)."""
-    reason = guards.check(call, mode)
+    reason = guards.check(call)
     if reason:
         decision = "deny" if mode in UNATTENDED_MODES else "ask"
         text = (

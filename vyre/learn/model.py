@@ -3,9 +3,9 @@
 `Distiller` is the interface (`distill(text) -> dict | None`); `Learn.run_jobs` hands it the
 waiting jobs and validates every answer (`vyre.learn.checks.validate`), and a valid one only
 ever becomes a *proposed* lesson at ask. `ClaudeDistiller` asks a headless Claude Code
-(`claude -p --bare --no-session-persistence`, no tools, strict JSON); it runs only when the
-user turns it on (`"learn.model_distiller": true` in settings) and never in tests, which use
-a fake through the same interface.
+(`claude -p --bare --no-session-persistence`, no tools, strict JSON). Nothing in Vyre calls
+it: no command or setting turns it on; a caller of the library passes it to `run_jobs`
+itself (tests pass a fake through the same interface).
 """
 
 from __future__ import annotations

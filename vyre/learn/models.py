@@ -8,8 +8,6 @@ from pydantic import BaseModel, Field
 
 from vyre.vocabulary import LEVELS as LEVELS
 
-STATUSES = ("proposed", "active", "dormant", "retired", "declined")
-
 
 class Lesson(BaseModel):
     id: int

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 
 SNAPSHOT_HASH = judge.SNAPSHOT_HASH
 JOBS_CAP = 200
-SENDBACKS_PER_TURN = 2
 DORMANT_DAYS, DORMANT_TURNS = 60, 200
 DEMOTE_AFTER = 5  # an ask lesson allowed this many times out of as many proposes a demotion
 MEASURED_TURNS = 50

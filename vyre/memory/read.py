@@ -99,9 +99,6 @@ class Reader:
 
     # -- rooms --------------------------------------------------------------------------
 
-    def invalidate(self) -> None:
-        self._views = {}
-
     def publish(self, rows: RoomRows) -> None:
         """Serve these rows for their room from now on (a room with no digest is gone)."""
         views = dict(self._views)
