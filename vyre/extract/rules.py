@@ -232,16 +232,23 @@ _DUE_VERBS = (
     r"(?:ship(?:ped)?|done|ready|finished|delivered|live|launched|out|signed\s+off|"
     r"submitted|in|land(?:ed)?|go\s+out|complete[d]?)"
 )
+# (rule, a word its pattern holds, the pattern): a cue sentence without the word is not read
 _DEADLINES = [
     (
         "deadline.due",
+        re.compile("due", re.I),
         re.compile(
             rf"\b{_NP}\s+(?:is|are|'s|’s)\s+(?:now\s+|still\s+)?due\s+(?:on\s+|by\s+)?{_DATE}", re.I
         ),
     ),
-    ("deadline.due", re.compile(rf"\b{_NP}\s+due\s+(?:on\s+|by\s+)?{_DATE}", re.I)),
+    (
+        "deadline.due",
+        re.compile("due", re.I),
+        re.compile(rf"\b{_NP}\s+due\s+(?:on\s+|by\s+)?{_DATE}", re.I),
+    ),
     (
         "deadline.deadline",
+        re.compile("deadline", re.I),
         re.compile(
             rf"\bdeadline\s+(?:is\s+|'s\s+)(?:on\s+|by\s+)?{_DATE}\s+for\s+(?:the\s+|our\s+|my\s+)?"
             r"(?P<subj>[\w'-]+(?:\s+[\w'-]+)?)",
@@ -250,16 +257,19 @@ _DEADLINES = [
     ),
     (
         "deadline.deadline",
+        re.compile("deadline", re.I),
         re.compile(rf"\b{_NP}\s+deadline\s+(?:is\s+)?(?:on\s+|by\s+)?{_DATE}", re.I),
     ),
     (
         "deadline.deadline",
+        re.compile("deadline", re.I),
         re.compile(
             rf"\bdeadline\s+(?:for\s+{_NP}\s+)?(?:is\s+|'s\s+)?(?:on\s+|by\s+)?{_DATE}", re.I
         ),
     ),
     (
         "deadline.launch",
+        re.compile("launches|live", re.I),
         re.compile(
             rf"\b{_NP}\s+(?:launches|goes\s+live|is\s+going\s+live|will\s+go\s+live)\s+"
             rf"(?:on\s+|by\s+)?{_DATE}",
@@ -268,15 +278,21 @@ _DEADLINES = [
     ),
     (
         "deadline.launch",
+        re.compile("go-live|launch|release", re.I),
         re.compile(
             rf"\b(?P<subj>go-live|launch|release)(?:\s+date)?\s+(?:is|'s|’s)\s+"
             rf"(?:now\s+|still\s+)?(?:on\s+|set\s+for\s+|planned\s+for\s+)?{_DATE}",
             re.I,
         ),
     ),
-    ("deadline.ship", re.compile(rf"\b{_NP}\s+ships\s+(?:on|by)\s+{_DATE}", re.I)),
+    (
+        "deadline.ship",
+        re.compile("ships", re.I),
+        re.compile(rf"\b{_NP}\s+ships\s+(?:on|by)\s+{_DATE}", re.I),
+    ),
     (
         "deadline.by",  # "the portal has to ship by the 14th", "it needs to be done by Friday"
+        re.compile("has|have|need|must|should", re.I),
         re.compile(
             rf"\b{_NP}\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?"
             rf"{_DUE_VERBS}\s+(?:{_BY}|{_IN_SPAN}){_DATE}",
@@ -285,28 +301,13 @@ _DEADLINES = [
     ),
     (
         "deadline.by",  # "Rhys wants the Q4 forecast pack by Tuesday"
+        re.compile("want|need|expect|asked|promised", re.I),
         re.compile(
             rf"\b(?:wants?|needs?|expects?|asked\s+for|promised)\s+(?:the\s+|our\s+|my\s+|a\s+)?"
             rf"{_NP}\s+{_BY}{_DATE}",
             re.I,
         ),
     ),
-]
-# a word each _DEADLINES pattern holds (same flags), in their order
-_DEADLINE_KEYS = [
-    re.compile(key, re.I)
-    for key in (
-        "due",
-        "due",
-        "deadline",
-        "deadline",
-        "deadline",
-        "launches|live",
-        "go-live|launch|release",
-        "ships",
-        "has|have|need|must|should",
-        "want|need|expect|asked|promised",
-    )
 ]
 # "the board meets 10 Dec and the new dashboard has to ship by then": the date said before
 _BY_THEN = re.compile(
@@ -1423,7 +1424,7 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
     text = p.text
     days: set = set()
     spans = _cue_sentences(p, _DEADLINE_CUES)
-    for (rule, pattern), key in zip(_DEADLINES, _DEADLINE_KEYS, strict=True):
+    for rule, key, pattern in _DEADLINES:
         # a sentence without the pattern's own word is not read by it (a cheap first look)
         keyed = [(lo, hi) for lo, hi in spans if key.search(text, lo, hi)]
         for m in (m for lo, hi in keyed for m in pattern.finditer(text, lo, hi)):

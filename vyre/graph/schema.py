@@ -15,7 +15,8 @@
 - Every node table costs each open of a file, its write and its close a primary-key hash
   index (the engine builds 256 sub-indices for each, however few rows it holds), so the
   digest is a `Meta` row, not a table of its own: a small room's file opened to be read
-  12.1 -> 10.0 ms of CPU, written 34.6 -> 33.7 ms (version 4; version 3 had a `Room` table).
+  12.1 -> 10.0 ms of CPU, written 34.6 -> 33.7 ms, measured once by hand (version 4; version 3
+  had a `Room` table).
 - Edges are stored from their start only (`storage_direction = 'fwd'`): every read walks
   from a fact's subject, and a file is written whole and never changed, so no edge is
   looked up from its end (the engine refuses a node's delete without the backward copy).

@@ -328,7 +328,7 @@ class GraphStore:
             where, params = _where("e", room, None, True)
             match = f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn){where}"
             evidence = _rows(_select(engine, match, "e", _EVIDENCE_RETURN, params), EvidenceRow)
-        return RoomRows(room, digest[0][0] if digest else "", facts, evidence)
+        return RoomRows(room, digest, facts, evidence)
 
     def state(self, room: str) -> RoomState | None:
         """A room's digest and row counts, as its file holds them."""
@@ -467,9 +467,10 @@ def _digest_key(room: str) -> str:
     return _DIGEST + room
 
 
-def _digest(engine: Engine, room: str) -> list[list]:
-    """The digest of `room`'s inputs as the file holds it: no row in another room's file."""
-    return engine.execute("MATCH (m:Meta {key: $key}) RETURN m.value", {"key": _digest_key(room)})
+def _digest(engine: Engine, room: str) -> str:
+    """The digest of `room`'s inputs as the file holds it ("" in another room's file)."""
+    rows = engine.execute("MATCH (m:Meta {key: $key}) RETURN m.value", {"key": _digest_key(room)})
+    return rows[0][0] if rows else ""
 
 
 def _state(engine: Engine, room: str) -> RoomState:
@@ -479,7 +480,7 @@ def _state(engine: Engine, room: str) -> RoomState:
     evidence = engine.execute(
         "MATCH ()-[e:EVIDENCE]->() WHERE e.room = $room RETURN count(*)", params
     )
-    return RoomState(digest[0][0] if digest else "", int(facts[0][0]), int(evidence[0][0]))
+    return RoomState(digest, int(facts[0][0]), int(evidence[0][0]))
 
 
 def one_kind_per_entity(facts: list[FactRow]) -> None:
