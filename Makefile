@@ -45,6 +45,7 @@ bench: $(BIN)/vyre
 	$(BIN)/python bench/mutations.py
 	$(BIN)/python bench/ask.py
 	$(BIN)/python bench/deck.py
+	$(BIN)/python bench/graphfile.py
 
 # Debian's Chromium for the Deck's browser tests (installed when missing, if allowed).
 browser:
