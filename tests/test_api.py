@@ -162,3 +162,21 @@ def test_vyre_exports_the_api_and_loads_it_only_when_asked():
     code = "import sys, vyre; print(sorted(m for m in ('pydantic', 'typing') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True)
     assert loaded.stdout.strip() == "[]", loaded.stderr
+
+
+def test_a_lesson_job_and_effect_carry_only_the_words_of_their_vocabulary():
+    """Statuses, levels and verdicts are Literal types: a word outside them is refused when a
+    model is made, not carried to a surface that would not know it."""
+    from datetime import datetime
+
+    from pydantic import ValidationError
+
+    from vyre.learn.models import Effect, Lesson
+
+    made = {"id": 1, "sentence": "s", "check": {}, "key": "k", "created": datetime(2026, 1, 1)}
+    assert Lesson(**made, level="ask", status="dormant").status == "dormant"
+    for field, word in (("status", "paused"), ("level", "warn"), ("max_level", "stop")):
+        with pytest.raises(ValidationError):
+            Lesson(**{"level": "ask", **made, field: word})
+    with pytest.raises(ValidationError):
+        Effect(lesson=1, verdict="fine")

@@ -52,3 +52,8 @@ RELATION_KINDS: dict[str, tuple[Kind, Kind]] = {
 # How firmly a lesson is enforced, weakest first (`vyre learn`).
 LessonLevel = Literal["remind", "ask", "block"]
 LEVELS: tuple[LessonLevel, ...] = ("remind", "ask", "block")
+# A lesson's life (ADR 0007): proposed, then active (or declined); dormant when unused;
+# retired by the owner. A job waits for a distiller, which proposes a lesson or drops it.
+LessonStatus = Literal["proposed", "active", "dormant", "retired", "declined"]
+JobStatus = Literal["waiting", "proposed", "dropped"]
+EffectVerdict = Literal["working", "not working", "measuring"]

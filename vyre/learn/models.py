@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from vyre.vocabulary import LEVELS as LEVELS
+from vyre.vocabulary import EffectVerdict, JobStatus, LessonLevel, LessonStatus
 
 
 class Lesson(BaseModel):
@@ -14,11 +15,11 @@ class Lesson(BaseModel):
     sentence: str
     check: dict
     key: str
-    level: str
-    max_level: str = "block"
+    level: LessonLevel
+    max_level: LessonLevel = "block"
     pinned: bool = False
     scope: str = "all"  # all | project:SLUG | agent:ID
-    status: str = "proposed"
+    status: LessonStatus = "proposed"
     source: str = "cli"
     session: str | None = None
     created: datetime
@@ -34,7 +35,7 @@ class Effect(BaseModel):
     """Does a lesson work? Computed when read (ADR 0007 §9)."""
 
     lesson: int
-    verdict: str  # working | not working | measuring
+    verdict: EffectVerdict
     before: float | None = None  # repeats per 100 turns, first signal to acceptance
     after: float | None = None  # escapes (broken + repeats) per 100 turns since
     turns_before: int = 0
@@ -65,4 +66,4 @@ class Job(BaseModel):
     text: str
     session: str | None = None
     project: str | None = None
-    status: str = "waiting"
+    status: JobStatus = "waiting"

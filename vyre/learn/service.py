@@ -35,6 +35,7 @@ from vyre.learn.distill import Distilled, distill, explicit_scope, looks_like_ru
 from vyre.learn.models import LEVELS, Effect, Job, Lesson, Signal
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_text, ts_value
+from vyre.vocabulary import EffectVerdict
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -888,7 +889,7 @@ class Learn:
         t_after = max(turns(accepted, when), 0)
         before = 100.0 * repeats_before / t_before if t_before else None
         after = 100.0 * (broken + repeats) / t_after if t_after else None
-        verdict = "measuring"
+        verdict: EffectVerdict = "measuring"
         if t_after >= MEASURED_TURNS and after is not None:
             base = before if before is not None else 0.0
             if after <= base / 2:
