@@ -83,27 +83,44 @@ CORPUS = SHARED / "corpora" / "claude-code"
 JUNIPER = SHARED / "worlds" / "juniper"  # a world by another author: gated, never tuned to
 CLEARED = ("VYRE_NOW", "CLAUDECODE", "VYRE_GRAPH_ENGINE", "CLAUDE_PROJECT_DIR")
 RAM_DISK, RAM_DISK_ROOM = Path("/dev/shm"), 2 << 30
-# The slowest modules, slowest first (measured with --durations). `make test` keeps each
-# module on one worker (--dist loadscope) and hands them out in this order: a slow module
-# handed out last would run on alone while the other workers sit idle.
+# The slowest modules, slowest first (each module's summed test time in three runs of the whole
+# suite under `make test`, 2026-12-07; a per-worker timeline showed the tail). `make test` keeps
+# each module on one worker (--dist loadscope) and hands them out in this order: a slow module
+# handed out last (test_plan was, at 18-32 s) runs on alone while the other workers sit idle.
 SLOWEST_FIRST = (
-    "test_learn_eval",
-    "test_eval_gate",
     "test_corrections_properties",
-    "test_learn_eval_heldout",
+    "test_corrections_reach_properties",
     "test_reliability",
-    "test_daemon",
     "test_deck_browser",
+    "test_eval_gate",
+    "test_daemon",
+    "test_daemon_main",
+    "test_plan",
     "test_graph_health",
     "test_rooms",
+    "test_ingest",
+    "test_derive_spread",
     "test_corrections",
     "test_recall_eval",
-    "test_ingest",
+    "test_derive_equal",
+    "test_graph_engine",
+    "test_recall",
     "test_cli",
-    "test_mcp",
-    "test_cli_owner",
-    "test_ask",
     "test_cli_fast",
+    "test_projects",
+    "test_ask",
+    "test_learn_eval",
+    "test_ingest_workers",
+    "test_learn_loop",
+    "test_mcp",
+    "test_deck_cli",
+    "test_deck_pages",
+    "test_dates",
+    "test_daemon_live",
+    "test_cli_owner",
+    "test_cold_ingest",
+    "test_rules_properties",
+    "test_hooks",
 )
 
 
