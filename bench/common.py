@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 BASELINE = Path(__file__).with_name("baseline.json")
@@ -21,6 +25,24 @@ def baseline(section: str) -> dict | None:
 def verdict(ok: bool) -> int:
     print("ok" if ok else "FAIL")
     return 0 if ok else 1
+
+
+def run_cli(args: list[str], env: dict) -> tuple[float, float, str]:
+    """(seconds, CPU seconds, stdout) of `vyre ARGS` in a process of its own, as typed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    out = subprocess.run(
+        [str(Path(sys.executable).with_name("vyre")), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    ).stdout
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, cpu, out
 
 
 def generated_home(work: Path, sessions: int, projects: int = 30) -> tuple[Path, Path]:

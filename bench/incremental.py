@@ -22,10 +22,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
-from common import baseline, generated_home, verdict
+from common import baseline, generated_home, run_cli, verdict
 
 from vyre.api import Memory
 
@@ -99,26 +97,14 @@ def fresh(args: argparse.Namespace) -> int:
     root, home = generated_home(args.work, args.sessions)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(VYRE_HOME=str(home), CLAUDE_CONFIG_DIR=str(root.parent))
-    vyre = str(Path(sys.executable).with_name("vyre"))
     sessions = sum(1 for _ in root.glob("*/*.jsonl"))
     walls, cpus, said = [], [], []
     for i in range(args.runs + 1):  # the first run compiles bytecode and warms the disk cache
         corpus.append_session(root, project=7, seed=time.time_ns())
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        out = subprocess.run(
-            [vyre, "ingest", str(root)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            stdin=subprocess.DEVNULL,
-        ).stdout
-        wall = time.perf_counter() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall, cpu, out = run_cli(["ingest", str(root)], env)
         if i:
             walls.append(wall)
-            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            cpus.append(cpu)
             said.append(out.strip().splitlines()[-1])
     figures = {
         "sessions": sessions,

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -43,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import corpus
-from common import baseline, p95, verdict
+from common import baseline, p95, run_cli, verdict
 
 from tests.transcript import Transcript
 from vyre.daemon.protocol import DaemonUnavailable, call
@@ -67,24 +66,6 @@ def run_py(code: str, env: dict) -> tuple[float, int, str]:
     seconds = float(out.split("SECONDS ")[1].split()[0])
     rss = int(out.split("MAXRSS ")[1].split()[0]) // 1024
     return seconds, rss, out
-
-
-def run_cli(args: list[str], env: dict) -> tuple[float, float, str]:
-    """(seconds, CPU seconds, stdout) of `vyre ARGS` in a process of its own, as typed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    out = subprocess.run(
-        [str(Path(PY).with_name("vyre")), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        stdin=subprocess.DEVNULL,
-    ).stdout
-    seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return seconds, cpu, out
 
 
 def proc_cpu_s(pid: int) -> float:
