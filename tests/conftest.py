@@ -76,6 +76,7 @@ settings.register_profile("vyre", deadline=None)
 settings.load_profile("vyre")
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
 WORLD = ROOT / "eval" / "worlds" / "memory"
 WORLD_NOW = json.loads((WORLD / "world.json").read_text())["now"]
 SHARED = ROOT.parent / "shared"
@@ -143,6 +144,10 @@ _temp_on_a_ram_disk()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A renamed module would silently drop out of the order (and run last, alone): refuse it.
+    stale = [name for name in SLOWEST_FIRST if not (TESTS / f"{name}.py").is_file()]
+    if stale:
+        raise pytest.UsageError(f"SLOWEST_FIRST names no module in tests/: {', '.join(stale)}")
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: else as found
 
