@@ -169,6 +169,30 @@ def test_a_worker_that_dies_costs_only_speed(corpus, tmp_path, monkeypatch):
     assert ledger_dump(two) == ledger_dump(one)
 
 
+def big_result(marker: str) -> bytes:
+    """A job that notes it ran (a file), then hands back 300 KB: more than a default pipe."""
+    Path(marker).write_text("done")
+    return os.urandom(300_000)
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETPIPE_SZ"), reason="pipe sizes are Linux's")
+def test_a_worker_goes_on_to_its_next_job_before_the_writer_reads(tmp_path):
+    """A worker's results pipe is widened (1 MiB where Linux lets this user): a worker hands
+    over a file's rows and reads its next file while the writer is busy storing, rather than
+    waiting for the writer to read. Three 300 KB results from one worker, nobody reading."""
+    limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    if limit < WORKERS._PIPE_BYTES:
+        pytest.skip("this machine caps pipes below 1 MiB")
+    markers = [str(tmp_path / f"job{n}") for n in range(5)]  # 3 to one worker, 2 to the other
+    with WORKERS.Pool(big_result, 2) as pool:
+        assert pool.workers == 2
+        for worker in pool.live:
+            assert fcntl.fcntl(worker.results, fcntl.F_GETPIPE_SZ) == WORKERS._PIPE_BYTES
+        for marker in markers:
+            assert pool.send(marker, marker)
+        wait_for(lambda: all(Path(m).exists() for m in markers), timeout=20)
+
+
 def test_a_process_with_other_threads_is_never_forked(corpus, tmp_path):
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
