@@ -115,7 +115,7 @@ _FACT_RETURN = (
     "f.id, f.room, s.id, s.kind, f.subject_label, f.rel, o.id, o.kind, f.object_label, "
     "f.confidence, f.source, f.valid_from, f.valid_to, f.seen, f.sessions, f.rules, f.status"
 )
-_EVIDENCE_RETURN = "e.fact, e.room, s.id, t.session, t.seq, t.ts, e.rule, e.quote"
+_EVIDENCE_RETURN = "e.fact, e.room, s.id, e.session, e.seq, e.ts, e.rule, e.quote"
 
 
 class RoomState(NamedTuple):
@@ -326,7 +326,7 @@ class GraphStore:
             match = f"MATCH (s:Entity)-[f:FACT]->(o:Entity){where}"
             facts = _rows(_select(engine, match, "f", _FACT_RETURN, params), FactRow)
             where, params = _where("e", room, None, True)
-            match = f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn){where}"
+            match = f"MATCH (s:Entity)-[e:EVIDENCE]->(:Entity){where}"
             evidence = _rows(_select(engine, match, "e", _EVIDENCE_RETURN, params), EvidenceRow)
         return RoomRows(room, digest, facts, evidence)
 
@@ -377,7 +377,7 @@ class GraphStore:
     def evidence(
         self, room: str | None = None, *, rels: Iterable[str] | None = None, mentions: bool = True
     ) -> list[EvidenceRow]:
-        match = "MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn)"
+        match = "MATCH (s:Entity)-[e:EVIDENCE]->(:Entity)"
         return self._each_room(room, "e", match, _EVIDENCE_RETURN, EvidenceRow, rels, mentions)
 
     def _each_room(
@@ -411,10 +411,6 @@ class GraphStore:
                     for r in engine.execute("MATCH (e:Entity) RETURN e.id, e.kind")
                 ]
                 out += [
-                    ("turn", room, *r)
-                    for r in engine.execute("MATCH (t:Turn) RETURN t.id, t.session, t.seq, t.ts")
-                ]
-                out += [
                     ("room", room, r[0][len(_DIGEST) :], r[1])
                     for r in engine.execute(
                         "MATCH (m:Meta) WHERE starts_with(m.key, $digest) RETURN m.key, m.value",
@@ -430,7 +426,7 @@ class GraphStore:
                 out += [
                     ("evidence", room, *r)
                     for r in engine.execute(
-                        f"MATCH (s:Entity)-[e:EVIDENCE]->(t:Turn) RETURN {_EVIDENCE_RETURN}"
+                        f"MATCH (s:Entity)-[e:EVIDENCE]->(:Entity) RETURN {_EVIDENCE_RETURN}"
                     )
                 ]
         return sorted(out, key=repr)
@@ -499,23 +495,10 @@ def _load_rows(engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow]
     for f in facts:
         entities.setdefault(f.subject, f.subject_kind)
         entities.setdefault(f.object, f.object_kind)
-    turns: dict[str, tuple] = {}
     for e in evidence:
         entities.setdefault(e.subject, "")  # evidence of a fact corrections took away
-        turns.setdefault(f"{e.session}#{e.seq}", (e.session, e.seq, e.ts))
     rel_of = {f.id: f.rel for f in facts}
     _put(engine, "Entity", {"id": list(entities), "kind": list(entities.values())})
-    _put(
-        engine,
-        "Turn",
-        {
-            "id": list(turns),
-            "session": [t[0] for t in turns.values()],
-            "seq": [t[1] for t in turns.values()],
-            "ts": [t[2] for t in turns.values()],
-        },
-        {"seq": "int", "ts": "ts"},
-    )
     _put(
         engine,
         "FACT",
@@ -549,23 +532,27 @@ def _load_rows(engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow]
         "EVIDENCE",
         {
             "from": [e.subject for e in evidence],
-            "to": [f"{e.session}#{e.seq}" for e in evidence],
+            "to": [e.subject for e in evidence],  # a loop: the turn is the edge's own
             "fact": [e.fact for e in evidence],
             "room": [e.room for e in evidence],
             "rel": [rel_of.get(e.fact, "") for e in evidence],
             "rule": [e.rule for e in evidence],
             "quote": [e.quote for e in evidence],
+            "session": [e.session for e in evidence],
+            "seq": [e.seq for e in evidence],
+            "ts": [e.ts for e in evidence],
         },
+        {"seq": "int", "ts": "ts"},
     )
 
 
-# A COPY costs about 10 ms of CPU to set up however few rows it loads, and a file takes five:
+# A COPY costs about 10 ms of CPU to set up however few rows it loads, and a file takes four:
 # most of what writing a small room cost. Rows created from one parameter cost about 0.02 ms
 # each for a node and 0.13 ms for an edge (which looks up both ends), so a table with fewer
 # rows than these is created, a bigger one copied (measured on both engines).
 _CREATE_NODES_UNDER = 500
 _CREATE_EDGES_UNDER = 100
-_ENDS = {"FACT": ("Entity", "Entity"), "EVIDENCE": ("Entity", "Turn")}  # as in SCHEMA
+_ENDS = {"FACT": ("Entity", "Entity"), "EVIDENCE": ("Entity", "Entity")}  # as in SCHEMA
 _CAST = {"ts": "TIMESTAMP", "int": "INT64", "float": "DOUBLE"}
 
 
