@@ -17,6 +17,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+# True in the `vyre` command's own process (set by `vyre.cli.fast.main`), where only Vyre's
+# code runs: pyarrow is then loaded without numpy (`vyre.graph.store._arrow`).
+own_process = False
+
 __all__ = [
     "AskReply",
     "AskSource",

@@ -38,7 +38,10 @@ def main() -> None:
     code = served(args)
     if code is not None:
         sys.exit(code)
+    import vyre
     from vyre.cli.main import main as full
+
+    vyre.own_process = True
 
     full()
 
