@@ -5,6 +5,7 @@ Each check runs in its own interpreter: one process can load only one of the two
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -77,16 +78,7 @@ def test_writing_a_room_loads_neither_pandas_nor_networkx(engine, tmp_path):
     """Both engines import pandas to tell a DataFrame from an Arrow table when a bulk load is
     prepared, and pyarrow on its first list; 0.4-0.5 s of a one-off `vyre ingest`. A small
     room needs no pyarrow at all, and reads the same rows without it as with it."""
-    run = subprocess.run(
-        [sys.executable, "-c", WRITE_ALONE],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**__import__("os").environ, "VYRE_GRAPH_ENGINE": engine},
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.strip() == "[]"
+    assert _run_alone(WRITE_ALONE, engine) == "[]"
 
 
 # the same rows in the `vyre` command's own process, where pyarrow is loaded without numpy
@@ -101,13 +93,18 @@ WRITE_LEAN = (
 def test_the_vyre_commands_process_writes_and_reads_rooms_without_numpy(engine):
     """pyarrow without numpy costs 0.05 s to import instead of 0.14: the `vyre` command's
     process, where nothing converts to numpy or pandas, loads it so (`vyre.own_process`)."""
+    assert _run_alone(WRITE_LEAN, engine) == "[]"
+
+
+def _run_alone(code: str, engine: str) -> str:
+    """What `code` prints in a fresh interpreter on `engine` (which must exit 0)."""
     run = subprocess.run(
-        [sys.executable, "-c", WRITE_LEAN],
+        [sys.executable, "-c", code],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
-        env={**__import__("os").environ, "VYRE_GRAPH_ENGINE": engine},
+        env={**os.environ, "VYRE_GRAPH_ENGINE": engine},
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.strip() == "[]"
+    return run.stdout.strip()

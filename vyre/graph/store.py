@@ -65,25 +65,18 @@ def _arrow() -> ModuleType:
     import vyre
 
     lean = vyre.own_process and "numpy" not in sys.modules and "pyarrow" not in sys.modules
-    if lean:
-        finder = _NoPandas(numpy=True)
-        sys.meta_path.insert(0, finder)
-        try:
-            import pyarrow
+    if "pandas" in sys.modules and not lean:
+        import pyarrow
 
-            pyarrow.array([""])
-        finally:
-            sys.meta_path.remove(finder)
         return pyarrow
-    import pyarrow
+    finder = _NoPandas(numpy=lean)
+    sys.meta_path.insert(0, finder)
+    try:
+        import pyarrow
 
-    if "pandas" not in sys.modules:
-        finder = _NoPandas()
-        sys.meta_path.insert(0, finder)
-        try:
-            pyarrow.array([""])
-        finally:
-            sys.meta_path.remove(finder)
+        pyarrow.array([""])
+    finally:
+        sys.meta_path.remove(finder)
     return pyarrow
 
 
