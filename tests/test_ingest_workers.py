@@ -118,6 +118,8 @@ def test_a_file_that_changed_after_a_worker_read_it_is_read_by_the_writer(tmp_pa
     stale = INGEST.prepare(str(path), extract_draft)  # what a worker read a moment ago
     t.user("Tomas Berg, the site engineer at Halden Structures, checked the beams.")
     t.write()
+    old = time.time() - 3600  # settled: both ledgers see the same time, however slow the run
+    os.utime(path, (old, old))
 
     class Stale:
         workers = 2
