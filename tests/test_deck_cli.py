@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -56,6 +57,45 @@ def test_deck_no_open_prints_the_url_first_and_keeps_serving(vyre_home, stop, st
             process.stop(vyre_home)
             raise
     assert process.status(vyre_home) is None  # it stops the daemon it started
+
+
+def test_a_stop_while_the_daemon_starts_leaves_no_daemon_behind(vyre_home):
+    """Ctrl-C before the URL is printed, while the daemon it started is still coming up:
+    once the command has exited, no daemon process of this home is alive (it was left running
+    and came up a moment later)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vyre.cli.main", "deck", "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while not _daemons_of(vyre_home):  # spawned (it answers only a moment later)
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+        assert not _daemons_of(vyre_home)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _daemons_of(vyre_home):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _daemons_of(home: Path) -> list[int]:
+    """Live `vyre.daemon` processes whose VYRE_HOME is this home."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            env = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"vyre.daemon" in argv and f"VYRE_HOME={home}".encode() in env and state != "Z":
+            found.append(int(entry.name))
+    return found
 
 
 def test_a_passkey_code_is_for_the_owner_at_a_terminal_only(vyre_home, monkeypatch):

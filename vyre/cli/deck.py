@@ -22,22 +22,27 @@ def deck(ctx: click.Context, no_open: bool) -> None:
     """
     if ctx.invoked_subcommand:
         return
-    started = _ensure_daemon()
-    url = call("deck", caller="cli", timeout=15)["url"]
-    click.echo(url)
     if not no_open:
+        _ensure_daemon()
         import webbrowser
 
+        url = call("deck", caller="cli", timeout=15)["url"]
+        click.echo(url)
         webbrowser.open(url)
         return
     from vyre.daemon import process
 
     # Ctrl-C, `kill` and a closed terminal all end the command the same way, stopping the
-    # daemon it started; SIGINT too when it was inherited ignored (a job started with `&`)
+    # daemon it started; SIGINT too when it was inherited ignored (a job started with `&`).
+    # Taken before the daemon starts: a stop that comes as soon as the URL is printed (or
+    # before) still stops it.
     for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(stop, _interrupt)
-    try:  # keep serving in the foreground until Ctrl-C or the daemon stops
-        while process.status() is not None:
+    started = False
+    try:
+        started = _ensure_daemon()
+        click.echo(call("deck", caller="cli", timeout=15)["url"])
+        while process.status() is not None:  # keep serving until a stop or the daemon ends
             time.sleep(1.0)
     except KeyboardInterrupt:
         pass

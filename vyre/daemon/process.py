@@ -59,6 +59,16 @@ def start(home: Path | None = None) -> dict:
         env={**os.environ, "VYRE_HOME": str(home)},
     )
     log.close()
+    try:
+        return _answer(proc, home)
+    except KeyboardInterrupt:  # Ctrl-C while it starts: no daemon is left behind
+        proc.terminate()
+        proc.wait()
+        raise
+
+
+def _answer(proc: subprocess.Popen, home: Path) -> dict:
+    """The started daemon's first status, once it answers."""
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
