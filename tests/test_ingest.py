@@ -950,3 +950,32 @@ def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
     t.user("Tomasz Kowalski, the CTO at Harlow Dental, wants the export.")
     t.write()
     assert loaded() == "True False"
+
+
+INGEST_COMMAND = """
+import atexit, sys
+atexit.register(lambda: print("pydantic" in sys.modules))
+sys.argv = ["vyre", "ingest", sys.argv[1]]
+from vyre.cli.fast import main
+main()
+"""
+
+
+def test_the_ingest_command_loads_no_pydantic(tmp_path, vyre_home):
+    """Importing pydantic and building a model's schema cost a one-off `vyre ingest` ~0.1 s
+    of its start: it reads, derives and prints its reports (dataclasses) without it."""
+    root = tmp_path / "projects"
+    t = Transcript(root, cwd="/w/keel", session="s1", start="2026-09-01T10:00:00Z")
+    t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+    t.write()
+    run = subprocess.run(
+        [sys.executable, "-c", INGEST_COMMAND, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    said = run.stdout.strip().splitlines()
+    assert said[0].startswith("ingested 1 file (1 with new lines), 1 new turn"), said
+    assert said[1].startswith("derived 1 room"), said
+    assert said[-1] == "False", said

@@ -28,39 +28,38 @@ from vyre.graph import GraphStore, RoomRows, engine_name
 from vyre.interface import OWNER_ONLY, MemoryAPI
 from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
-from vyre.memory.editing import Editor
-from vyre.memory.read import Reader
-from vyre.models import (
-    Conflict,
-    Correction,
-    CorrectionAction,
-    DeriveReport,
-    Edit,
-    Entity,
-    EntityPage,
-    Fact,
-    FactTarget,
-    FolderSuggestion,
-    GraphHealth,
-    Hub,
-    Ingested,
-    MergeCandidate,
-    Overview,
-    Passage,
-    Project,
-    ProjectChange,
-    ProjectHistory,
-    Relation,
-    Thread,
-)
+from vyre.reports import DeriveReport, GraphHealth, Ingested
 from vyre.rooms import health
 from vyre.rooms import projects as project_ops
 from vyre.rooms.membership import room_for_cwd
 from vyre.rooms.names import MAIN, UNFILED
 
-if TYPE_CHECKING:  # asking and learning load when first used: most commands do neither
+if TYPE_CHECKING:  # asking, learning, reading and the models (pydantic) load when first used:
+    # a one-off `vyre ingest` needs none of them
     from vyre.ask.reply import AskReply
     from vyre.learn.service import Learn
+    from vyre.memory.editing import Editor
+    from vyre.memory.read import Reader
+    from vyre.models import (
+        Conflict,
+        Correction,
+        CorrectionAction,
+        Edit,
+        Entity,
+        EntityPage,
+        Fact,
+        FactTarget,
+        FolderSuggestion,
+        Hub,
+        MergeCandidate,
+        Overview,
+        Passage,
+        Project,
+        ProjectChange,
+        ProjectHistory,
+        Relation,
+        Thread,
+    )
     from vyre.rooms.pipeline import HeldMentions, LaterFiles, Planner
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -226,6 +225,8 @@ class Memory:
     @property
     def reader(self) -> Reader:
         if self._reader is None:
+            from vyre.memory.read import Reader
+
             source = _GraphSource(self)
             self._reader = Reader(
                 source,
@@ -254,6 +255,8 @@ class Memory:
 
     @property
     def editor(self) -> Editor:
+        from vyre.memory.editing import Editor
+
         return Editor(self.ledger, self.reader)
 
     def _controls(self) -> tuple[str, list[Correction]]:
@@ -363,6 +366,8 @@ class Memory:
 
     def projects(self) -> list[Project]:
         """Every project, by slug."""
+        from vyre.models import Project
+
         return [Project.model_validate(p) for p in self.ledger.projects()]
 
     @_owner_only
@@ -401,6 +406,8 @@ class Memory:
         change = project_ops.pick(
             self.ledger, slug, session, caller=caller, when=now or config.now()
         )
+        from vyre.models import ProjectChange
+
         return ProjectChange(slug=slug, change=change)
 
     @_owner_only
@@ -411,6 +418,8 @@ class Memory:
         change = project_ops.unpick(
             self.ledger, slug, session, caller=caller, when=now or config.now()
         )
+        from vyre.models import ProjectChange
+
         return ProjectChange(slug=slug, change=change)
 
     @_owner_only
@@ -420,6 +429,8 @@ class Memory:
         """Delete a project: its sessions go back to the rooms their folders are in."""
         change = project_ops.remove(self.ledger, slug, caller=caller, when=now or config.now())
         self.learn.folders_changed()
+        from vyre.models import ProjectChange
+
         return ProjectChange(slug=slug, change=change)
 
     @_owner_only
@@ -440,6 +451,8 @@ class Memory:
 
     def project_suggest(self, limit: int = 10) -> list[FolderSuggestion]:
         """The working folders with the most sessions that no project holds yet."""
+        from vyre.models import FolderSuggestion
+
         return [
             FolderSuggestion(folder=folder, sessions=n, slug=project_ops.slug_for(folder))
             for folder, n in project_ops.suggest(self.ledger, limit)
@@ -676,12 +689,16 @@ class Memory:
             note=note,
             when=now or config.now(),
         )
+        from vyre.models import Edit
+
         return Edit(correction=row, derived=self.derive())
 
     @_owner_only
     def uncorrect(self, cid: int, *, caller: str, now: datetime | None = None) -> Edit:
         """Undo any decision (correction, pin, mute, merge, split) by its id."""
         row = corrections_store.undo(self.ledger, cid, caller=caller, when=now or config.now())
+        from vyre.models import Edit
+
         return Edit(correction=row, derived=self.derive())
 
     @_owner_only
@@ -698,6 +715,8 @@ class Memory:
     def merge(self, keep: str, other: str, *, caller: str, now: datetime | None = None) -> Edit:
         """Two names are one identity."""
         row = self.editor.merge(keep, other, caller=caller, when=now or config.now())
+        from vyre.models import Edit
+
         return Edit(correction=row, derived=self.derive())
 
     @_owner_only
@@ -707,6 +726,8 @@ class Memory:
         """One name is more than one identity: one per room (or just `room`'s, apart)."""
         room = self.check_room(room) if room else None
         row = self.editor.split(name, room, caller=caller, when=now or config.now())
+        from vyre.models import Edit
+
         return Edit(correction=row, derived=self.derive())
 
     def corrections(self, *, undone: bool = True) -> list[Correction]:

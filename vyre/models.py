@@ -11,8 +11,6 @@ What must stay true:
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -21,6 +19,12 @@ from pydantic import BaseModel, ConfigDict
 # The reply of `ask`, defined beside the code that makes it and shared from here.
 from vyre.ask.reply import AskReply as AskReply
 from vyre.ask.reply import AskSource as AskSource
+
+# What a run reports, defined without pydantic for `vyre ingest`.
+from vyre.reports import DeriveReport as DeriveReport
+from vyre.reports import GraphHealth as GraphHealth
+from vyre.reports import Ingested as Ingested
+from vyre.reports import IngestReport as IngestReport
 
 # The words memory is written in, defined without pydantic for the surfaces that start fast.
 from vyre.vocabulary import ACTIONS as ACTIONS
@@ -33,117 +37,12 @@ from vyre.vocabulary import FactStatus as FactStatus
 from vyre.vocabulary import FactTarget as FactTarget
 from vyre.vocabulary import Kind as Kind
 from vyre.vocabulary import Relation as Relation
-from vyre.wording import count, plural
 
 
 class Value(BaseModel):
     # Schemas are built when a model is first used, not when this module loads: a command
     # that shows facts pays for Fact, not for every model here.
     model_config = ConfigDict(frozen=True, defer_build=True)
-
-
-# -- runs ----------------------------------------------------------------------------------------
-
-
-@dataclass
-class IngestReport:
-    """What one ingest read. A dataclass, not a model: ingest counts into it line by line."""
-
-    files: int = 0
-    read: int = 0  # files with new bytes
-    records: int = 0
-    turns: int = 0
-    by: Counter[str] = field(default_factory=Counter)
-    skipped: Counter[str] = field(default_factory=Counter)  # lines nothing was taken from, by why
-    repaired: Counter[str] = field(default_factory=Counter)  # lines read without one bad value
-    ignored: Counter[str] = field(default_factory=Counter)
-    rewrites: int = 0
-    pending: int = 0  # unfinished last lines left for the next run
-    empty: int = 0  # 0-byte files (nothing to read yet)
-    aliases: int = 0  # files already read under another path
-    workers: int = 0  # processes that read new files ahead of the writer (0: none)
-    sessions: set[str] = field(default_factory=set)  # sessions that changed
-
-    def summary(self) -> str:
-        by = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by.items()))
-        line = f"{count(self.files, 'file')} ({self.read:,} with new lines), "
-        line += f"{self.turns:,} new {plural(self.turns, 'turn')}"
-        if by:
-            line += f" ({by})"
-        skipped = sum(self.skipped.values())
-        if skipped:
-            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.skipped.items()))
-            line += f"; skipped {skipped:,} lines: {reasons}"
-        else:
-            line += "; skipped 0 lines"
-        repaired = sum(self.repaired.values())
-        if repaired:
-            reasons = ", ".join(f"{v:,} {k}" for k, v in sorted(self.repaired.items()))
-            line += f"; repaired {repaired:,} lines: {reasons}"
-        if self.empty:
-            line += f"; {count(self.empty, 'empty file')}"
-        if self.pending:
-            line += f"; {count(self.pending, 'unfinished last line')} left for next time"
-        if self.rewrites:
-            line += f"; {count(self.rewrites, 'rewritten file')} read again"
-        if self.aliases:
-            line += f"; {count(self.aliases, 'file')} already read under another path"
-        return line
-
-
-@dataclass
-class DeriveReport:
-    """What one derive changed."""
-
-    rooms: list[str] = field(default_factory=list)  # rooms re-derived
-    dropped: list[str] = field(default_factory=list)
-    facts: int = 0
-    main_stale: bool = False  # the main graph still waits for its turn
-    # where its time went, by step (plan, mentions, derive, view, write): seconds
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def summary(self) -> str:
-        if not self.rooms and not self.dropped:
-            return "memory is up to date"
-        return f"derived {count(len(self.rooms), 'room')}, {count(self.facts, 'fact')}"
-
-
-@dataclass
-class GraphHealth:
-    """What a look at the graph found (and, after a repair, what was put right): rooms whose
-    file is not the one the ledger recorded, and files the engine cannot read."""
-
-    folder: str
-    rooms: list[str] = field(default_factory=list)  # rooms that do not match the ledger
-    damaged: dict[str, str] = field(default_factory=dict)  # room -> why its file is unreadable
-    repaired: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.rooms and not self.damaged
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"the memory graph in {self.folder} matches the ledger"
-        done = "rebuilt" if self.repaired else "to be rebuilt"
-        if self.damaged:
-            why = self.damaged[min(self.damaged)]
-            more = f" (and {len(self.damaged) - 1} more room(s))" if len(self.damaged) > 1 else ""
-            return f"{why}{more}; {done} from the ledger"
-        rooms = ", ".join(self.rooms[:5])
-        if len(self.rooms) > 5:
-            rooms += f" and {len(self.rooms) - 5} more"
-        return (
-            f"the memory graph in {self.folder} does not match the ledger in "
-            f"{len(self.rooms)} room(s) ({rooms}); {done} from the ledger"
-        )
-
-
-class Ingested(Value):
-    """What an ingest read, and what deriving it changed."""
-
-    report: IngestReport
-    derived: DeriveReport
 
 
 # -- facts ---------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ STAGES = ("understanding", "searching", "reading", "checking")
 
 
 class AskSource(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Built at first use, as vyre.models' Value: `vyre ingest` loads this module and never
+    # asks (0.04 s of schema and pydantic's plugin lookup at import otherwise).
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session: str | None  # None: the person's own correction or what they told memory
     seq: int | None
@@ -30,7 +32,7 @@ class AskSource(BaseModel):
 
 
 class AskReply(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str | None = None
     answer: str

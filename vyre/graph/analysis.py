@@ -5,12 +5,15 @@ share), and hubs. Suggestions only: nothing here changes memory until the user r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
 from vyre.graph.store import FactRow
-from vyre.models import Hub, MergeCandidate
 from vyre.wording import count
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Hub, MergeCandidate
 
 NEAR = 85  # rapidfuzz token_sort_ratio for names that may be one person
 LINKS = ("has_address", "works_at")
@@ -19,6 +22,8 @@ LINKS = ("has_address", "works_at")
 def merge_candidates(rows: list[FactRow]) -> list[MergeCandidate]:
     """Pairs of near-identical names that share an address or an org, with that evidence."""
     import networkx as nx  # 0.2 s to import: only here, never for a derive (which reads hubs)
+
+    from vyre.models import MergeCandidate
 
     graph = nx.Graph()
     labels: dict[str, str] = {}
@@ -72,6 +77,8 @@ def hub_candidates(figures: HubFigures) -> list[Hub]:
     """Orgs by how many rooms and sessions name them, with whether the hub rule holds.
 
     `figures`: the rooms, the rooms and sessions naming each org, the orgs a project names."""
+    from vyre.models import Hub
+
     rooms, taught, total = figures.rooms, figures.taught, figures.total
     threshold = max(3, rooms / 2)
     out = []

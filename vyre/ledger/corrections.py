@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from vyre.callers import require_owner
 from vyre.errors import CorrectionError
 from vyre.ledger.store import Ledger, ts_text, ts_value
-from vyre.models import ACTIONS, Correction
+from vyre.vocabulary import ACTIONS
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Correction
 
 _COLUMNS = (
     "id",
@@ -126,6 +130,8 @@ def _event(db: sqlite3.Connection, when: datetime, kind: str, data: dict) -> Non
 
 
 def _model(row: tuple) -> Correction:
+    from vyre.models import Correction
+
     data = dict(zip(_COLUMNS, row, strict=True))
     for key in ("at", "created", "undone"):
         data[key] = ts_value(data[key])

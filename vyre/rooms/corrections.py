@@ -27,14 +27,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vyre.graph import FactRow
-from vyre.models import Correction
 from vyre.resolve import Identities, entity_id
 
 USER_SOURCES = ("user", "confirmed")
 ENTITY_KINDS = ("person", "org", "address", "domain", "repo")
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Correction
 
 
 def in_scope(corrections: list[Correction], room: str) -> list[Correction]:

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import cache
 from operator import attrgetter
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rapidfuzz import fuzz
 
 from vyre.graph import EvidenceRow, FactRow, RoomRows
-from vyre.models import Correction
 from vyre.resolve import (
     ENTITY_KINDS,
     Identities,
@@ -102,6 +101,9 @@ RULE_CONFIDENCE = {
     "decided.words": 0.8,
 }
 FUNCTIONAL = ("works_at", "has_title")
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Correction
 
 
 class Ev(NamedTuple):

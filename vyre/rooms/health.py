@@ -21,7 +21,7 @@ from vyre.errors import GraphDamaged
 from vyre.graph import GraphStore, RoomRows, RoomState
 from vyre.graph.engine import engine_files
 from vyre.ledger import Ledger, graph_rooms
-from vyre.models import GraphHealth
+from vyre.reports import GraphHealth
 
 log = logging.getLogger("vyre")
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from vyre.graph import EvidenceRow, FactRow, MainInput, RoomRows
 from vyre.graph.analysis import HubFigures
-from vyre.models import Correction
 from vyre.rooms.corrections import USER_SOURCES
 from vyre.rooms.corrections import apply as apply_corrections
 from vyre.rooms.derive import EVIDENCE_KEEP_FIRST, EVIDENCE_KEEP_LAST, fact_id
@@ -32,6 +32,9 @@ from vyre.rooms.names import MAIN
 MAIN_RELS = ("is", "works_at", "has_address")
 CONFLICT_WINDOW = timedelta(days=90)
 HUB_SESSION_SHARE = 0.12
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Correction
 
 
 def main_input(rows: RoomRows, single: set[str]) -> MainInput:

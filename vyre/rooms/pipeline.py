@@ -26,13 +26,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vyre.extract import RULES_VERSION
 from vyre.graph import GraphError, GraphStore, MainInput, RoomRows, one_kind_per_entity
 from vyre.ledger import Ledger, graph_rooms
 from vyre.ledger import corrections as corrections_store
-from vyre.models import Correction, DeriveReport
+from vyre.reports import DeriveReport
 from vyre.rooms.corrections import ENTITY_KINDS, in_scope, needs_names, reach
 from vyre.rooms.derive import RoomInput, RoomMemo, derive_room
 from vyre.rooms.main_graph import derive_main, main_input
@@ -41,6 +41,9 @@ from vyre.rooms.names import MAIN, UNFILED
 from vyre.rooms.spread import RoomWorkers
 
 DERIVE_VERSION = "1"
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Correction
 
 
 def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:

@@ -18,11 +18,13 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vyre.errors import ProjectError
 from vyre.ledger import Ledger
-from vyre.models import Project, ProjectChange, ProjectChangeKind, ProjectHistory
+
+if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
+    from vyre.models import Project, ProjectChange, ProjectChangeKind, ProjectHistory
 from vyre.rooms.membership import project_for_cwd
 from vyre.rooms.names import RESERVED
 
@@ -100,6 +102,8 @@ def add(
             [(slug, f) for f in removed],
         )
         change = _record(db, slug, "add", before, caller, when)
+    from vyre.models import ProjectChange
+
     return ProjectChange(
         slug=slug,
         created=existing is None,
@@ -283,6 +287,8 @@ def _snapshot(text: str | None) -> dict[str, Any] | None:
 
 
 def _history(row: tuple[Any, ...]) -> ProjectHistory:
+    from vyre.models import Project, ProjectHistory
+
     ident, slug, kind, caller, created, before, after, undone = row
 
     def project(text: str | None) -> Project | None:

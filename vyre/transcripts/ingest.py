@@ -32,7 +32,7 @@ from typing import BinaryIO
 
 from vyre.errors import MissingRoot
 from vyre.ledger import Ledger
-from vyre.models import IngestReport
+from vyre.reports import IngestReport
 from vyre.transcripts.classify import Draft
 from vyre.transcripts.lines import Parsed, Read, Repaired, Unread, parse, read
 from vyre.transcripts.workers import Readers
