@@ -179,7 +179,7 @@ def test_a_room_file_of_another_schema_is_rebuilt(built, tmp_path, caplog):
         path = room_file(memory, "unfiled")
         name = memory.store.name
     engine = Engine(path, name)
-    engine.execute("MATCH (m:Meta {key: 'schema'}) SET m.value = '1'")
+    engine.execute("MATCH (m:Entity {id: '#schema'}) SET m.kind = '1'")
     engine.close()
     restamp(home, "unfiled", path)
     caplog.set_level(logging.WARNING, logger="vyre")

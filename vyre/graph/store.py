@@ -222,10 +222,11 @@ class GraphStore:
         one_kind_per_entity(rows.facts)
 
         def fill(engine: Engine) -> None:
-            _load_rows(engine, rows.facts, rows.evidence)
+            head = {_VERSION: SCHEMA_VERSION, _digest_key(rows.room): rows.digest}
+            _load_rows(engine, rows.facts, rows.evidence, head)
 
         size = (len(rows.facts) + len(rows.evidence)) * _ROW_BYTES
-        return self._write(rows.room, rows.digest, fill, size)
+        return self._write(rows.room, fill, size)
 
     def warm(self) -> None:
         """Load what writing a file needs (the engine, pyarrow), before workers are forked
@@ -272,7 +273,7 @@ class GraphStore:
         """Delete a room's file that is not what was written (it is derived again)."""
         remove(self.path(room))
 
-    def _write(self, room: str, digest: str, fill: Callable[[Engine], None], size: int) -> Path:
+    def _write(self, room: str, fill: Callable[[Engine], None], size: int) -> Path:
         """The room's file written whole (and flushed to disk) under a temporary name."""
         temp = self.temp_path(room, os.getpid())
         remove(temp)
@@ -280,11 +281,6 @@ class GraphStore:
         try:
             for statement in SCHEMA:
                 engine.execute(statement)
-            engine.execute(  # both rows in one statement: a statement costs ~0.5 ms
-                "CREATE (:Meta {key: 'schema', value: $version}), "
-                "(:Meta {key: $key, value: $digest})",
-                {"version": SCHEMA_VERSION, "key": _digest_key(room), "digest": digest},
-            )
             fill(engine)
         except BaseException:
             engine.close()
@@ -314,12 +310,12 @@ class GraphStore:
             path, self.name, pool=buffer_pool(path.stat().st_size, self.pool_mib), read_only=True
         )
         try:
-            rows = engine.execute("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
+            rows = engine.execute("MATCH (m:Entity {id: $id}) RETURN m.kind", {"id": _VERSION})
             version = rows[0][0] if rows else None
             if version != SCHEMA_VERSION:
                 raise GraphDamaged(
                     f"the memory graph file {path} was written by another version of Vyre "
-                    f"(schema {version or 1}, this one reads {SCHEMA_VERSION})"
+                    f"(schema {version or 'before 6'}, this one reads {SCHEMA_VERSION})"
                 )
             yield engine
         except GraphError as exc:
@@ -421,17 +417,11 @@ class GraphStore:
         for room in self.rooms():
             with self.reading(room) as engine:
                 assert engine is not None
-                out += [
-                    ("entity", room, *r)
-                    for r in engine.execute("MATCH (e:Entity) RETURN e.id, e.kind")
-                ]
-                out += [
-                    ("room", room, r[0][len(_DIGEST) :], r[1])
-                    for r in engine.execute(
-                        "MATCH (m:Meta) WHERE starts_with(m.key, $digest) RETURN m.key, m.value",
-                        {"digest": _DIGEST},
-                    )
-                ]
+                for key, kind in engine.execute("MATCH (e:Entity) RETURN e.id, e.kind"):
+                    if key.startswith(_DIGEST):
+                        out.append(("room", room, key[len(_DIGEST) :], kind))
+                    elif key != _VERSION:
+                        out.append(("entity", room, key, kind))
                 out += [
                     ("fact", room, *r)
                     for r in engine.execute(
@@ -471,7 +461,11 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-_DIGEST = "room:"  # the Meta key of the digest a room's file was derived from, before its room
+# The file's own values are Entity rows (their kind is the value) under ids no entity has
+# (an entity's id starts with its kind, a word): the schema's version, and the digest a room's
+# file was derived from, under its room.
+_VERSION = "#schema"
+_DIGEST = "#room:"
 
 
 def _digest_key(room: str) -> str:
@@ -480,7 +474,7 @@ def _digest_key(room: str) -> str:
 
 def _digest(engine: Engine, room: str) -> str:
     """The digest of `room`'s inputs as the file holds it ("" in another room's file)."""
-    rows = engine.execute("MATCH (m:Meta {key: $key}) RETURN m.value", {"key": _digest_key(room)})
+    rows = engine.execute("MATCH (m:Entity {id: $id}) RETURN m.kind", {"id": _digest_key(room)})
     return rows[0][0] if rows else ""
 
 
@@ -505,8 +499,11 @@ def one_kind_per_entity(facts: list[FactRow]) -> None:
         f.subject_kind, f.object_kind = kinds[f.subject], kinds[f.object]
 
 
-def _load_rows(engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow]) -> None:
-    entities: dict[str, str] = {}
+def _load_rows(
+    engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow], head: dict[str, str]
+) -> None:
+    """The rows, after the file's own values (`head`: Entity rows of ids no entity has)."""
+    entities = dict(head)
     for f in facts:
         entities.setdefault(f.subject, f.subject_kind)
         entities.setdefault(f.object, f.object_kind)
