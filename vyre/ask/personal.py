@@ -26,10 +26,14 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from vyre.errors import LedgerBusy
+from vyre.extract.compiled import Patterns, longest_first
 from vyre.extract.dates import DATE, DATE_RE, resolve
 from vyre.extract.gazetteer import is_given_name
 from vyre.ledger import Ledger
 from vyre.ledger.store import ts_value
+
+_patterns = Patterns.beside(__file__)  # compiled once per install, not per process
+_re = _patterns.compile
 
 # The people (and animals) in someone's life that they name as "my X". A word list of
 # English, not of any world: relations people have, as they say them.
@@ -62,7 +66,7 @@ TWO_WORD = [
 RELATIONS = frozenset(FAMILY + PETS + HELPERS + TWO_WORD)
 _PLURAL = {"kids": "kid", "children": "child", "sons": "son", "daughters": "daughter"}
 
-_REL = "|".join(sorted((re.escape(r) for r in RELATIONS | set(_PLURAL)), key=len, reverse=True))
+_REL = "|".join(sorted((re.escape(r) for r in RELATIONS | set(_PLURAL)), key=longest_first))
 _HONORIFIC = r"(?:Dr|Mr|Mrs|Ms|Miss|Prof|Dr\.|Mr\.|Mrs\.|Ms\.|Prof\.)"
 # A name as people write it: capitalised words, an honorific first; a lowercase given name
 # passes only when it is a known given name ("my wife is juno").
@@ -85,39 +89,39 @@ _MONTHS_DAYS = frozenset(
     monday tuesday wednesday thursday friday saturday sunday""".split()
 )
 
-_P_IS = re.compile(
+_P_IS = _re(
     rf"\bmy\s+(?P<who>{_REL})(?P<named>['’]s\s+name)?\s+(?:is|'s|’s|was)\s+"
     rf"(?P<called>(?:called|named)\s+)?(?P<name>{_NAME})",
     re.I,
 )
-_MY_RELATION = re.compile(rf"\bmy\s+(?:{_REL})\b", re.I)
-_P_APPOS = re.compile(rf"\bmy\s+(?P<who>{_REL}),?\s+(?P<name>{_NAME})", re.I)
-_P_CALLED = re.compile(
+_MY_RELATION = _re(rf"\bmy\s+(?:{_REL})\b", re.I)
+_P_APPOS = _re(rf"\bmy\s+(?P<who>{_REL}),?\s+(?P<name>{_NAME})", re.I)
+_P_CALLED = _re(
     rf"\bmy\s+(?P<who>{_REL})(?:\s+is|['’]s)?\s+(?:called|named)\s+(?P<name>{_NAME})", re.I
 )
-_P_BACK = re.compile(
+_P_BACK = _re(
     rf"(?P<name>{_NAME}),?\s+(?:\(\s*)?(?:is\s+|who\s+is\s+|who's\s+)?my\s+(?P<who>{_REL})\b",
     re.I,
 )
-_P_BIRTHDAY = re.compile(
+_P_BIRTHDAY = _re(
     rf"\bmy\s+(?:(?P<who>{_REL})['’]s\s+)?birthday\s+(?:is\s+|'s\s+|’s\s+|was\s+|falls\s+)?"
     rf"(?:on\s+)?(?:the\s+)?(?P<date>{DATE})",
     re.I,
 )
-_P_LIVE = re.compile(
+_P_LIVE = _re(
     rf"\b(?:(?P<i>i|we)\s+(?:live|am\s+living|'m\s+living|’m\s+living|am\s+based|'m\s+based|"
     rf"’m\s+based|are\s+based|moved|have\s+moved|'ve\s+moved|’ve\s+moved|just\s+moved|"
     rf"relocated)|my\s+(?P<who>{_REL})\s+(?:lives|is\s+based|moved|has\s+moved))\s+"
     rf"(?:in|to)\s+(?P<place>{_PLACE})",
     re.I,
 )
-_P_FROM = re.compile(rf"\b(?:i\s+am|i['’]m)\s+(?:originally\s+)?from\s+(?P<place>{_PLACE})", re.I)
-_P_WORKS = re.compile(
+_P_FROM = _re(rf"\b(?:i\s+am|i['’]m)\s+(?:originally\s+)?from\s+(?P<place>{_PLACE})", re.I)
+_P_WORKS = _re(
     rf"\b(?:(?P<i>i)|my\s+(?P<who>{_REL}))\s+(?:works|work|is\s+working|am\s+working|"
     rf"'m\s+working)\s+(?:at|for)\s+(?P<org>{_ORG})",
     re.I,
 )
-_AT = re.compile(rf"\s*,?\s*(?:at|from|of)\s+(?:the\s+)?(?P<org>{_ORG})")
+_AT = _re(rf"\s*,?\s*(?:at|from|of)\s+(?:the\s+)?(?P<org>{_ORG})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +295,7 @@ _WORTH_READING = frozenset(
     _FIRST_WORDS
     + "birthday live lives living moved based relocated from works work working".split()
 )
-_LOWER_WORDS = re.compile(r"[a-z][a-z-]*")
+_LOWER_WORDS = _re(r"[a-z][a-z-]*")
 
 
 def _worth_reading(text: str) -> bool:
@@ -484,3 +488,6 @@ __all__ = [
     "remembered",
     "sentence",
 ]
+
+
+_patterns.save()  # every pattern above is compiled: keep their code for the next process

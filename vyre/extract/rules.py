@@ -29,6 +29,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from vyre.extract import dates, gazetteer
+from vyre.extract.compiled import Patterns, longest_first
 from vyre.extract.lexicon import (
     AMBIGUOUS_FIRST,
     DATA_EXTENSIONS,
@@ -48,6 +49,9 @@ from vyre.extract.lexicon import (
 from vyre.extract.text import QUOTE_CHARS, Prose, sentence_start, squash
 from vyre.extract.version import RULES_VERSION  # bump it there when a rule here changes
 from vyre.wording import clip
+
+_patterns = Patterns.beside(__file__)  # compiled once per install, not per process
+_re = _patterns.compile
 
 __all__ = ["QUOTE_CHARS", "RULES_VERSION", "extract"]
 
@@ -86,8 +90,8 @@ _LO = _letters(upper=False)
 # A capitalised token: names ("Priya", "O'Neil", "Jean-Luc"), and org names that are
 # all-caps or carry digits ("IBM", "OpenAI", "Auth0"); a dotted legal form, lowercase letters
 # and all ("S.r.l.", "S.p.A.", "K.K."); an initial ("M."); "&".
-_TOKEN = re.compile(rf"[{_UP}]\.(?:[{_LO}{_UP}]{{1,2}}\.)+|[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
-_HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=len, reverse=True))
+_TOKEN = _re(rf"[{_UP}]\.(?:[{_LO}{_UP}]{{1,2}}\.)+|[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
+_HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=longest_first))
 # a link word or a time word ends a title: "head of finance at Acme", "head of finance today"
 _NOT_LINK = (
     r"(?!(?:at|for|with|in|on|from|and|or|but|since|until|today|tonight|tomorrow|yesterday"
@@ -100,7 +104,7 @@ _TITLE = (
 _ORG_TOKEN = rf"(?:[{_UP}0-9][\w'’.-]*|&)"
 _ORG = rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of|de|für|for))*)"
 _EMAIL = r"(?<![\w.+-])([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![\w-])"
-EMAIL_RE = re.compile(_EMAIL)
+EMAIL_RE = _re(_EMAIL)
 _FUNCTION_WORDS = words("""
 who is was are and or but the a an our their my at for with to in on by from as be
 been he she they it this that what which
@@ -119,108 +123,106 @@ _APPOSE = r"(?:,|\s+[—–-])\s+"
 _AFTER_PERSON = [
     (
         "has_title.appositive",
-        re.compile(
+        _re(
             rf"{_APPOSE}(?:(?:who\s+is|who's|(?:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re))\s+)?"
             rf"(?:as\s+)?{_DET}{_NEW}{_TITLE}(?:{_UNIT}\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
         ),
     ),
     (
         "has_title.parenthetical",
-        re.compile(  # "(head of ops at Acme)", "(senior auditor, Acme AB)"
+        _re(  # "(head of ops at Acme)", "(senior auditor, Acme AB)"
             rf"\s*\({_DET}{_NEW}{_TITLE}(?:(?:{_UNIT}\s+(?:at|of|for)\s+(?:the\s+)?|,\s+){_ORG})?\)"
         ),
     ),
     (
         "has_title.is",
-        re.compile(
+        _re(
             rf"\s+(?:is|was)\s+(?:now\s+|still\s+)?(?:the|our|their|a|an)\s+{_NEW}{_TITLE}"
             rf"(?:{_UNIT}\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
         ),
     ),
     (
         "has_title.possessive",  # "Rhys Talbot, Marlow's CFO"
-        re.compile(
+        _re(
             rf",\s+(?:the\s+)?(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+"
             rf"{_NEW}{_TITLE}"
         ),
     ),
-    ("works_at.over", re.compile(rf"\s+over\s+at\s+(?:the\s+)?{_ORG}")),
-    ("works_at.from", re.compile(rf"\s+(?:from|of)\s+(?:the\s+)?{_ORG}")),
-    ("works_at.at", re.compile(rf"\s+(?:at|@)\s+(?:the\s+)?{_ORG}")),
-    ("works_at.parenthetical", re.compile(rf"\s*\((?:the\s+|from\s+|at\s+)?{_ORG}\)")),
+    ("works_at.over", _re(rf"\s+over\s+at\s+(?:the\s+)?{_ORG}")),
+    ("works_at.from", _re(rf"\s+(?:from|of)\s+(?:the\s+)?{_ORG}")),
+    ("works_at.at", _re(rf"\s+(?:at|@)\s+(?:the\s+)?{_ORG}")),
+    ("works_at.parenthetical", _re(rf"\s*\((?:the\s+|from\s+|at\s+)?{_ORG}\)")),
     (
         "works_at.verb",
-        re.compile(
+        _re(
             rf",?\s+(?:who\s+)?(?:now\s+|still\s+|also\s+)?(?:works|is working|is)\s+"
             rf"(?:now\s+)?(?:at|for|with)\s+(?:the\s+)?{_ORG}"
         ),
     ),
     (
         "works_at.joined",
-        re.compile(rf",?\s+(?:who\s+)?(?:has\s+)?(?:just\s+)?joined\s+(?:the\s+)?{_ORG}"),
+        _re(rf",?\s+(?:who\s+)?(?:has\s+)?(?:just\s+)?joined\s+(?:the\s+)?{_ORG}"),
     ),
 ]
 # a cheap first look at what follows a name: every _AFTER_PERSON pattern starts so
-_AFTER_CUE = re.compile(
+_AFTER_CUE = _re(
     r",|\s*\(|\s+[—–-]\s|\s+(?:is|was|from|of|at|@|over|works|is|who|has|just|joined|now|still|also)\b"
 )
 # rules whose org must look like an org (an org word, a legal form, "the X") before it counts
 # for a pair of unknown words; after a known person, "at X" is where they work
 _WEAK_ORG_RULES = {"works_at.from", "works_at.at", "works_at.parenthetical"}
 _LOOSE_AFTER_PERSON = {"works_at.at", "works_at.parenthetical"}
-_ADDRESS_AFTER = re.compile(
+_ADDRESS_AFTER = _re(
     r"\s*(?:[<(\[]\s*|:\s*|\s+(?:at|is|on|-|–)\s+|['’]s\s+(?:e-?mail|address)(?:\s+address)?"
     rf"\s+is\s+|,\s+(?:her|his|their)\s+(?:e-?mail|address)(?:\s+address)?\s+is\s+){_EMAIL}"
 )
-_TITLE_BEFORE = re.compile(rf"(?:^|[\s(])(?:the|our|their|my|his|her|your)\s+{_NEW}{_TITLE},?\s+$")
-_TITLE_BEFORE_ORG = re.compile(  # "Marlow's CFO, Rhys Talbot" / "Acme's head of sales Jo Li"
+_TITLE_BEFORE = _re(rf"(?:^|[\s(])(?:the|our|their|my|his|her|your)\s+{_NEW}{_TITLE},?\s+$")
+_TITLE_BEFORE_ORG = _re(  # "Marlow's CFO, Rhys Talbot" / "Acme's head of sales Jo Li"
     rf"(?:^|[\s(])(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s\s+{_NEW}{_TITLE},?\s+$"
 )
 # "my physio is Dr. Hana Sato", "their accountant is also called Jo Reyes", "Rex's vet is ..."
-_TITLE_NAMED = re.compile(
+_TITLE_NAMED = _re(
     rf"(?:(?:^|[\s(])(?:the|our|their|my|his|her|your)|"
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,3}})['’]s)\s+{_NEW}{_TITLE}\s+"
     rf"(?:is|was)\s+(?:also\s+|now\s+|still\s+)?(?:called\s+|named\s+)?"
     rf"(?:(?:{'|'.join(HONORIFICS)})\.?\s+)?$"
 )
-_TITLE_OF = re.compile(rf"(?i:{_HEADS})\s+of\s+(?:the\s+)?$")
-_HONORIFIC_BEFORE = re.compile(rf"(?:^|[\s(])(?:{'|'.join(HONORIFICS)})\.?\s+$")
-_KIN = "|".join(sorted(KINSHIP, key=len, reverse=True))
-_KIN_BEFORE = re.compile(
+_TITLE_OF = _re(rf"(?i:{_HEADS})\s+of\s+(?:the\s+)?$")
+_HONORIFIC_BEFORE = _re(rf"(?:^|[\s(])(?:{'|'.join(HONORIFICS)})\.?\s+$")
+_KIN = "|".join(sorted(KINSHIP, key=longest_first))
+_KIN_BEFORE = _re(
     rf"(?:^|[\s(])(?:my|our|her|his|their|your)\s+(?:(?:older|younger|little|big|new|late)\s+)?"
     rf"(?P<kin>{_KIN}),?\s+$",
     re.I,
 )
 # "Siobhan's grandparents" says Siobhan is a person; "Biscuit's vet" says Biscuit is a pet
-_KIN_OF_PEOPLE = "|".join(sorted(KINSHIP - {"vet"}, key=len, reverse=True))
-_KIN_AFTER = re.compile(
+_KIN_OF_PEOPLE = "|".join(sorted(KINSHIP - {"vet"}, key=longest_first))
+_KIN_AFTER = _re(
     rf"['’]s\s+(?:(?:older|younger|little|big|new|late)\s+)?(?:{_KIN_OF_PEOPLE})\b", re.I
 )
-_CC_BEFORE = re.compile(
+_CC_BEFORE = _re(
     r"(?:^|[\s(])(?:cc|cc:|CC|CC:|Cc|Cc:|copying|(?:looping|loop|bringing|bring|pulling|pull|"
     r"roping|rope|copying|copy)\s+in)\s+$",
     re.I,
 )
-_SPEAKER = re.compile(rf"^(?P<name>[{_UP}][{_LO}'’-]+):\s+\S", re.M)
+_SPEAKER = _re(rf"^(?P<name>[{_UP}][{_LO}'’-]+):\s+\S", re.M)
 _CALLS = r"(?:everyone|everybody|people|we|they|most\s+people)\s+calls?\s+(?:him|her|them)"
-_NICKNAME = re.compile(
+_NICKNAME = _re(
     rf"\s*[,(]?\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|or\s+just|but\s+call\s+"
     rf"(?:him|her|them)|{_CALLS})\s+['\"“]?(?P<nick>[{_UP}][{_LO}'’-]+)"
 )
 # "... Ines Carvalho moved there in the summer and she's now head of legal ops at Acme."
-_PRONOUN_TITLE = re.compile(
+_PRONOUN_TITLE = _re(
     rf"(?:^|[.;,—–]\s+|\s-\s+|\b(?:and|but|so)\s+)(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s+"
     rf"(?:now\s+|also\s+)?{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
 )
 # what every _PRONOUN_TITLE match holds: a cheap first look, since few turns have one
-_PRONOUN_CUE = re.compile(r"(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s")
-_NICKNAME_LATER = re.compile(
+_PRONOUN_CUE = _re(r"(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s")
+_NICKNAME_LATER = _re(
     rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|{_CALLS})\s+['\"“]?"
     rf"(?P<nick>[{_UP}][{_LO}'’-]+)"
 )
-_SIGNATURE_TITLE = re.compile(
-    rf"^[ \t]*{_TITLE}[ \t]*(?:[|,–—-]|\bat\b)[ \t]*{_ORG}[ \t]*$", re.I | re.M
-)
+_SIGNATURE_TITLE = _re(rf"^[ \t]*{_TITLE}[ \t]*(?:[|,–—-]|\bat\b)[ \t]*{_ORG}[ \t]*$", re.I | re.M)
 
 # -- deadlines -------------------------------------------------------------------------------
 
@@ -236,20 +238,20 @@ _DUE_VERBS = (
 _DEADLINES = [
     (
         "deadline.due",
-        re.compile("due", re.I),
-        re.compile(
+        _re("due", re.I),
+        _re(
             rf"\b{_NP}\s+(?:is|are|'s|’s)\s+(?:now\s+|still\s+)?due\s+(?:on\s+|by\s+)?{_DATE}", re.I
         ),
     ),
     (
         "deadline.due",
-        re.compile("due", re.I),
-        re.compile(rf"\b{_NP}\s+due\s+(?:on\s+|by\s+)?{_DATE}", re.I),
+        _re("due", re.I),
+        _re(rf"\b{_NP}\s+due\s+(?:on\s+|by\s+)?{_DATE}", re.I),
     ),
     (
         "deadline.deadline",
-        re.compile("deadline", re.I),
-        re.compile(
+        _re("deadline", re.I),
+        _re(
             rf"\bdeadline\s+(?:is\s+|'s\s+)(?:on\s+|by\s+)?{_DATE}\s+for\s+(?:the\s+|our\s+|my\s+)?"
             r"(?P<subj>[\w'-]+(?:\s+[\w'-]+)?)",
             re.I,
@@ -257,20 +259,18 @@ _DEADLINES = [
     ),
     (
         "deadline.deadline",
-        re.compile("deadline", re.I),
-        re.compile(rf"\b{_NP}\s+deadline\s+(?:is\s+)?(?:on\s+|by\s+)?{_DATE}", re.I),
+        _re("deadline", re.I),
+        _re(rf"\b{_NP}\s+deadline\s+(?:is\s+)?(?:on\s+|by\s+)?{_DATE}", re.I),
     ),
     (
         "deadline.deadline",
-        re.compile("deadline", re.I),
-        re.compile(
-            rf"\bdeadline\s+(?:for\s+{_NP}\s+)?(?:is\s+|'s\s+)?(?:on\s+|by\s+)?{_DATE}", re.I
-        ),
+        _re("deadline", re.I),
+        _re(rf"\bdeadline\s+(?:for\s+{_NP}\s+)?(?:is\s+|'s\s+)?(?:on\s+|by\s+)?{_DATE}", re.I),
     ),
     (
         "deadline.launch",
-        re.compile("launches|live", re.I),
-        re.compile(
+        _re("launches|live", re.I),
+        _re(
             rf"\b{_NP}\s+(?:launches|goes\s+live|is\s+going\s+live|will\s+go\s+live)\s+"
             rf"(?:on\s+|by\s+)?{_DATE}",
             re.I,
@@ -278,8 +278,8 @@ _DEADLINES = [
     ),
     (
         "deadline.launch",
-        re.compile("go-live|launch|release", re.I),
-        re.compile(
+        _re("go-live|launch|release", re.I),
+        _re(
             rf"\b(?P<subj>go-live|launch|release)(?:\s+date)?\s+(?:is|'s|’s)\s+"
             rf"(?:now\s+|still\s+)?(?:on\s+|set\s+for\s+|planned\s+for\s+)?{_DATE}",
             re.I,
@@ -287,13 +287,13 @@ _DEADLINES = [
     ),
     (
         "deadline.ship",
-        re.compile("ships", re.I),
-        re.compile(rf"\b{_NP}\s+ships\s+(?:on|by)\s+{_DATE}", re.I),
+        _re("ships", re.I),
+        _re(rf"\b{_NP}\s+ships\s+(?:on|by)\s+{_DATE}", re.I),
     ),
     (
         "deadline.by",  # "the portal has to ship by the 14th", "it needs to be done by Friday"
-        re.compile("has|have|need|must|should", re.I),
-        re.compile(
+        _re("has|have|need|must|should", re.I),
+        _re(
             rf"\b{_NP}\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?"
             rf"{_DUE_VERBS}\s+(?:{_BY}|{_IN_SPAN}){_DATE}",
             re.I,
@@ -301,8 +301,8 @@ _DEADLINES = [
     ),
     (
         "deadline.by",  # "Rhys wants the Q4 forecast pack by Tuesday"
-        re.compile("want|need|expect|asked|promised", re.I),
-        re.compile(
+        _re("want|need|expect|asked|promised", re.I),
+        _re(
             rf"\b(?:wants?|needs?|expects?|asked\s+for|promised)\s+(?:the\s+|our\s+|my\s+|a\s+)?"
             rf"{_NP}\s+{_BY}{_DATE}",
             re.I,
@@ -310,7 +310,7 @@ _DEADLINES = [
     ),
 ]
 # "the board meets 10 Dec and the new dashboard has to ship by then": the date said before
-_BY_THEN = re.compile(
+_BY_THEN = _re(
     rf"\b{_NP}\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:be\s+)?{_DUE_VERBS}\s+"
     r"(?:by|before)\s+then\b",
     re.I,
@@ -322,7 +322,7 @@ _NP_STOPS = words("""
 the our my this that a an their your his her its says said thinks so and but if because
 when then now also
 """)
-_DEADLINE_CUES = re.compile(
+_DEADLINE_CUES = _re(
     r"due|deadline|launch|ships|live|needs?|wants?|has to|have to|must|should|expects?|asked|"
     r"promised"
 )
@@ -335,37 +335,33 @@ _CLIENT_NOUN = (
 )
 _CLIENT = [  # (pattern, whether the org is the last run of names before the cue)
     (
-        re.compile(
+        _re(
             rf"\b(?:[Oo]ur|[Mm]y)\s+(?:new\s+|newest\s+|biggest\s+|first\s+|main\s+)?"
             rf"{_CLIENT_NOUN}(?:\s+is)?[,:]?\s+{_ORG}"
         ),
         False,
     ),
-    (re.compile(rf"\b[Nn]ew\s+{_CLIENT_NOUN}:\s+{_ORG}"), False),
+    (_re(rf"\b[Nn]ew\s+{_CLIENT_NOUN}:\s+{_ORG}"), False),
     (
-        re.compile(
-            rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"
-        ),
+        _re(rf"{_ORG}\s+(?:is|are)\s+(?:now\s+)?(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"),
         True,
     ),
-    (re.compile(rf"{_ORG},\s+(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"), True),
+    (_re(rf"{_ORG},\s+(?:a|an|our|my)\s+(?:new\s+)?{_CLIENT_NOUN}"), True),
 ]
 # "my four clients this month: A, B, C and D"
-_CLIENT_LIST = re.compile(
+_CLIENT_LIST = _re(
     r"\b(?:[Oo]ur|[Mm]y)\s+(?:\w+\s+){0,2}?clients\b[^:\n]{0,30}:\s+(?P<list>[^\n]{3,300})"
 )
 # "Sunward (the agency that runs their paid social)", "Fennel Cycles, an e-bike shop"
-_NOUNS = "|".join(sorted(ORG_NOUNS, key=len, reverse=True))
-_ORG_APPOSITIVE = re.compile(
+_NOUNS = "|".join(sorted(ORG_NOUNS, key=longest_first))
+_ORG_APPOSITIVE = _re(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})(?:,\s+|\s+\()"
     rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?[\w-]*?(?:{_NOUNS})\b"
 )
-_APPOSITIVE_CUE = re.compile(r"[,(]\s*(?:a|an|the|their|our|my)\s")
-_ORG_VERB_CUE = re.compile(
-    r"quote|proposal|estimate|give us|send us|get us|signed|sent|approved|paid"
-)
-_ORG_TEAM = re.compile(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
-_ORG_VERB = re.compile(
+_APPOSITIVE_CUE = _re(r"[,(]\s*(?:a|an|the|their|our|my)\s")
+_ORG_VERB_CUE = _re(r"quote|proposal|estimate|give us|send us|get us|signed|sent|approved|paid")
+_ORG_TEAM = _re(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
+_ORG_VERB = _re(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})\s+"
     r"(?:asked\s+(?:us\s+|me\s+)?for\s+a\s+(?:quote|proposal|estimate)|"
     r"(?:wants|needs)\s+a\s+(?:quote|proposal|estimate)|"
@@ -377,11 +373,11 @@ _ORG_VERB = re.compile(
 # -- choices ---------------------------------------------------------------------------------
 
 # "I" or, as people type, "i"; the choice runs to the end of its clause
-_PREFERS = re.compile(
+_PREFERS = _re(
     r"\b[Ii]\s+(?:really\s+|much\s+|strongly\s+|always\s+)?prefer\s+(?P<obj>[^.!?\n]{3,100})"
     r"|\b[Ii](?:'d|’d| would)\s+(?:much\s+)?rather\s+(?P<obj2>[^.!?\n]{3,100})"
 )
-_DECIDED = re.compile(
+_DECIDED = _re(
     r"\b(?:[Ww]e|[Ii])(?:\s+have|'ve|’ve)?\s+(?:just\s+)?decided\s+(?:to\s+|on\s+|that\s+)?"
     r"(?P<obj>[^.!?\n]{3,100})"
     r"|\b[Ww]e(?:'re|’re| are)\s+going\s+with\s+(?P<obj2>[^.!?\n]{3,100})"
@@ -389,47 +385,45 @@ _DECIDED = re.compile(
     r"|\b(?<![-/])[Dd]ecided:\s+(?![Ww]e(?:'re|’re| are)\s+going\s+with\b)"
     r"(?P<obj3>[^.!?\n]{3,100})"
 )
-_CHOICE_CUES = re.compile("prefer|rather|decided|going with")
+_CHOICE_CUES = _re("prefer|rather|decided|going with")
 # where a stated choice ends: "... in staging models, so dedupe there" keeps the choice only
-_CLAUSE_END = re.compile(
-    r",\s+(?:so|but|because|since|which|as|then|and\s+then)\b|;|\s+-\s+|\s+—\s+"
-)
+_CLAUSE_END = _re(r",\s+(?:so|but|because|since|which|as|then|and\s+then)\b|;|\s+-\s+|\s+—\s+")
 
 # -- repos, domains --------------------------------------------------------------------------
 
-_REPO_URL = re.compile(
+_REPO_URL = _re(
     r"(?:https?://|ssh://git@|git@)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)[/:]"
     r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?(?=[/\s)\]\"'>,;:#?]|\.?$|\.\s)"
 )
-_REPO_SLUG = re.compile(
+_REPO_SLUG = _re(
     r"\b(?i:repo|repository|clone|fork)(?::\s*|\s+)(?:is\s+|at\s+|called\s+|named\s+)?[`(]?"
     r"(?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])`?"
 )
-_REPO_SLUG_BEFORE = re.compile(
+_REPO_SLUG_BEFORE = _re(
     r"`?(?<![\w/.-])(?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])`?"
     r"\s+(?:repo|repository)\b"
 )
 # "the dashboards repo (acme/dashboards)": the slug in brackets right after the word
-_REPO_SLUG_PAREN = re.compile(
+_REPO_SLUG_PAREN = _re(
     r"\b(?i:repo|repository)\s*\((?P<owner>[A-Za-z0-9_-]+)/(?P<name>[A-Za-z0-9_.-]*[A-Za-z0-9_-])\)"
 )
 # "the churn-model repo": a repo named without its owner (an identifier, not a word)
-_REPO_NAME = re.compile(
+_REPO_NAME = _re(
     r"\b(?i:the|our|this|that|my)\s+`?(?P<name>[a-z0-9]+(?:[-_.][a-z0-9]+)+)`?\s+(?:repo|repository)\b"
 )
 # "repo is set up as tern-gw", "the repo will be plots-web", "repo: plots-web": a repo
 # named without its owner after the word (an identifier with a separator, not "repo is ready")
-_REPO_CALLED = re.compile(
+_REPO_CALLED = _re(
     r"\b(?i:repo|repository)(?:\s+(?:is|will\s+be|is\s+going\s+to\s+be)(?:\s+set\s+up\s+as|"
     r"\s+called|\s+named)?|\s+called|\s+named|:)\s+`?(?P<name>[a-z0-9]+(?:[-_][a-z0-9]+)+)`?"
     r"(?![\w/-]|\.[a-z0-9])"
 )
 # A bare owner/name only counts beside a code host's words ("PR", "issue #12", "GitHub").
-_REPO_BARE = re.compile(
+_REPO_BARE = _re(
     r"(?<![\w/.~@:-])(?P<owner>[a-z0-9][a-z0-9_-]*)/(?P<name>[a-z0-9][a-z0-9_-]*[a-z0-9])(?![\w/.-])"
     r"(?P<issue>#\d+)?"
 )
-_CODE_HOST_CUE = re.compile(
+_CODE_HOST_CUE = _re(
     r"\b(?:github|gitlab|bitbucket|pull request|PR|gh|git|remote|clone[ds]?|cloned|fork(?:ed)?|"
     r"repo|repository|push(?:ed)?)\b",
     re.I,
@@ -444,15 +438,15 @@ FILE_STEMS = words("""
 requirements manifest dockerfile makefile procfile gemfile package setup config index main
 app readme license changelog tsconfig settings local test tests constraints env
 """)
-_GIT_REMOTE = re.compile(r"^\S+\s+(?P<url>\S+)\s+\((?:fetch|push)\)\s*$", re.M)
-_DOMAIN = re.compile(
+_GIT_REMOTE = _re(r"^\S+\s+(?P<url>\S+)\s+\((?:fetch|push)\)\s*$", re.M)
+_DOMAIN = _re(
     r"(?<![@\w.-])(?P<scheme>https?://)?(?:www\.)?"
     r"(?P<domain>(?:[a-z0-9][a-z0-9-]*\.)+(?P<tld>[a-z]{2,}))(?![\w-]|\.[a-z0-9])",
     re.I,
 )
 
-_DOMAIN_DOT = re.compile(r"\.[a-z]{2}", re.I)  # a TLD's dot, with the same case folding
-_DOMAIN_RUN = re.compile(r"[\w.:/-]*")  # every character a _DOMAIN match is made of
+_DOMAIN_DOT = _re(r"\.[a-z]{2}", re.I)  # a TLD's dot, with the same case folding
+_DOMAIN_RUN = _re(r"[\w.:/-]*")  # every character a _DOMAIN match is made of
 
 
 # -- the entry point --------------------------------------------------------------------------
@@ -690,10 +684,10 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
     return found
 
 
-_PLACE_BEFORE = re.compile(r"\b(?:in|near|around|outside|across|across from)\s+$", re.I)
-_INITIAL = re.compile(rf"[{_UP}]\.")
+_PLACE_BEFORE = _re(r"\b(?:in|near|around|outside|across|across from)\s+$", re.I)
+_INITIAL = _re(rf"[{_UP}]\.")
 _PARTICLES = "|".join(NAME_PARTICLES)
-_PARTICLE_GAP = re.compile(rf" (?:{_PARTICLES})(?: (?:{_PARTICLES}))? ")
+_PARTICLE_GAP = _re(rf" (?:{_PARTICLES})(?: (?:{_PARTICLES}))? ")
 _PLACE_WORDS = frozenset({"in", "near", "around", "outside", "across", "from"})
 _HONORIFIC_WORDS = frozenset(h.lower() for h in HONORIFICS)
 _CC_WORDS = frozenset({"cc", "cc:", "copying", "in"})
@@ -746,7 +740,7 @@ def _quoted_title(text: str, start: int, end: int) -> bool:
     return bool(opened and right[:1] in ('"', "”"))
 
 
-_NAME_PREFIX = re.compile(rf"(?:Mc|Mac|O['’]|D['’]|De|Di|Da|Du|La|Le|Van|Von|St)[{_UP}][{_LO}]+$")
+_NAME_PREFIX = _re(rf"(?:Mc|Mac|O['’]|D['’]|De|Di|Da|Du|La|Le|Van|Von|St)[{_UP}][{_LO}]+$")
 
 
 @lru_cache(maxsize=65536)
@@ -947,8 +941,8 @@ def _pronouns(p: Prose, persons: list[Span], orgs: list[Span], out: list) -> Non
 
 
 # "their CTO", "the office manager there": the title points back at an org named just before
-_THEIR = re.compile(r"\btheir\s", re.I)
-_THERE = re.compile(r"[ \t]+there\b")
+_THEIR = _re(r"\btheir\s", re.I)
+_THERE = _re(r"[ \t]+there\b")
 
 
 def _their_org(
@@ -1204,7 +1198,7 @@ def _looks_like_org(org: str, *, loose: bool = False) -> bool:
 
 # All-caps of three letters or more, inner capitals, or letters with digits: IBM, OpenAI,
 # MongoDB, Auth0. Places and plain words are not written so.
-_BRAND = re.compile(r"[A-Z]{3,}\d*|[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z][A-Za-z]*\d[A-Za-z\d]*")
+_BRAND = _re(r"[A-Z]{3,}\d*|[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z][A-Za-z]*\d[A-Za-z\d]*")
 
 
 def _clean_org(raw: str | None, *, last: bool = False) -> str | None:
@@ -1505,3 +1499,6 @@ def _unique(mentions: list) -> list:
             seen.add(key)
             out.append(m)
     return out
+
+
+_patterns.save()  # every pattern above is compiled: keep their code for the next process
