@@ -25,7 +25,6 @@ What must stay true:
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import threading
 import time
 from collections.abc import Callable
@@ -210,7 +209,7 @@ def trim_heap() -> None:
 
 def _libc() -> ctypes.CDLL | None:
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return ctypes.CDLL(None)
     except OSError:
         return None
 

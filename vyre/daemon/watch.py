@@ -17,7 +17,6 @@ Elsewhere (or when the kernel refuses more watches) it polls:
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import select
@@ -59,7 +58,7 @@ class _Inotify:
     """The kernel's file events for a set of folders (Linux only)."""
 
     def __init__(self) -> None:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: libc's among them
         self._add = libc.inotify_add_watch
         self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         self._rm = libc.inotify_rm_watch
