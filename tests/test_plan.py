@@ -1,6 +1,8 @@
-"""The daemon's kept plan: after any changes, what a `Planner` kept from derive to derive says
-equals `plan()` from nothing, whether it was told which sessions an ingest wrote or not; and
-the mentions held for the rooms derived last are the ledger's."""
+"""The kept plans: after any changes, what a `Planner` kept from derive to derive (the
+daemon's) and the plan kept in the ledger (`StoredPlan`, a one-off process's) say equals
+`plan()` from nothing, whether they were told which sessions an ingest wrote or not, and
+after a process killed between the ledger's writes; and the mentions held for the rooms
+derived last are the ledger's."""
 
 from __future__ import annotations
 
@@ -8,15 +10,21 @@ import contextlib
 import json
 import os
 import random
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.transcript import Transcript
+from vyre import config
 from vyre.api import Memory
 from vyre.errors import CorrectionError
+from vyre.ledger import corrections
+from vyre.rooms import stored_plan
 from vyre.rooms.pipeline import HeldMentions, Planner, plan
+from vyre.rooms.stored_plan import StoredPlan
 
+NOW = datetime(2026, 9, 3, tzinfo=UTC)
 CWDS = ["/w/a", "/w/a/sub", "/w/b", "/w/b/x", "/home/sam", None]  # None: no cwd said yet
 
 
@@ -130,8 +138,36 @@ def _applied_one_by_one(ledger, settings: dict) -> tuple:
     return planner.plan(ledger, settings)
 
 
+class Killed(BaseException):
+    """The process killed at this point."""
+
+
+def _stored(rng: random.Random, monkeypatch, ledger, settings: dict, written: set[str]) -> tuple:
+    """The plan of a fresh process (`StoredPlan`) told of what the ingest wrote, except when
+    the process that wrote them was killed before it planned; sometimes killed itself while
+    it writes the plan it kept (after its writes, before they commit)."""
+    planner = StoredPlan()
+    if rng.random() < 0.85:
+        planner.touched(written)
+    if rng.random() < 0.2:
+        with monkeypatch.context() as m:
+            for name in ("_from_nothing", "keep"):
+                owner = stored_plan if name == "_from_nothing" else stored_plan._Changes
+                real = getattr(owner, name)
+
+                def killed(*args, _real=real, **kwargs):
+                    _real(*args, **kwargs)
+                    raise Killed
+
+                m.setattr(owner, name, killed)
+            with contextlib.suppress(Killed):
+                planner.plan(ledger, settings)
+        planner = StoredPlan()  # the next process: told of nothing
+    return planner.plan(ledger, settings)
+
+
 @pytest.mark.parametrize("seed", range(5))
-def test_a_kept_plan_equals_a_plan_from_nothing(seed):
+def test_a_kept_plan_equals_a_plan_from_nothing(seed, monkeypatch):
     rng = random.Random(seed)
     home = _Home(rng)
     told, untold = Planner(), Planner()
@@ -155,6 +191,7 @@ def test_a_kept_plan_equals_a_plan_from_nothing(seed):
         _same(told.plan(home.memory.ledger, settings), want)
         _same(untold.plan(home.memory.ledger, settings), want)
         _same(_applied_one_by_one(home.memory.ledger, settings), want)
+        _same(_stored(rng, monkeypatch, home.memory.ledger, settings, written), want)
     assert len(want[2]) > 20  # the plans compared had sessions in them
 
 
@@ -187,6 +224,100 @@ def test_a_kept_plan_reads_only_the_sessions_it_was_told_of(monkeypatch):
     home.append()
     home.ingest()  # not told: the sums show a change, and every session is read again
     _same(planner.plan(home.memory.ledger, {}), plan(home.memory.ledger, {}))
+
+
+def test_the_plan_kept_in_the_ledger_reads_only_what_changed(monkeypatch):
+    """A fresh process told what its ingest wrote reads those sessions and the kept rows of
+    the rooms they are in, never the whole sessions table; the sessions of a room are read
+    when a derive asks for them."""
+    home = _Home(random.Random(2))
+    for _ in range(30):
+        home.new_session()
+    home.ingest()
+    StoredPlan().plan(home.memory.ledger, {})  # kept from nothing
+    home.append()
+    written = home.ingest()
+    want = plan(home.memory.ledger, {})
+    seen: list[str] = []
+    db = home.memory.ledger.db
+
+    class Spy:
+        in_transaction = False
+
+        def execute(self, sql: str, *args):
+            seen.append(sql)
+            return db.execute(sql, *args)
+
+        def executemany(self, sql: str, *args):
+            seen.append(sql)
+            return db.executemany(sql, *args)
+
+    monkeypatch.setattr(home.memory.ledger, "db", Spy())
+    planner = StoredPlan()
+    planner.touched(written)
+    got = planner.plan(home.memory.ledger, {})
+    assert got[0] == want[0] and got[3] == want[3]
+    reads = [q for q in seen if "FROM sessions" in q and "count(*)" not in q]
+    assert reads and all("WHERE id IN" in q for q in reads)
+    assert not any(
+        q.startswith("SELECT") and "plan_sessions" in q and "WHERE" not in q for q in seen
+    )
+    assert not any(q.startswith("DELETE FROM plan_") and "WHERE" not in q for q in seen)
+    monkeypatch.undo()
+    _same(got, want)
+
+
+def test_the_plan_kept_in_the_ledger_follows_a_correction_a_project_and_a_pick(monkeypatch):
+    """One-off processes one after another (each `Memory` plans from what the last one kept):
+    after a merge (every room's identity changes, its sessions do not), a project added, a
+    pick and an undone merge, the plan a fresh process reads is the plan from nothing."""
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    one = Transcript(root, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z")
+    one.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+    one.write()
+    two = Transcript(root, cwd="/w/other", session="k2", start="2026-09-02T10:00:00Z")
+    two.user("Jonas Eberhardt, the studio director at Keel & Ash Architects, approved it.")
+    two.write()
+
+    planned: list[str] = []  # how each plan was made
+    nothing, keep = stored_plan._from_nothing, stored_plan._Changes.keep
+
+    def from_nothing(*args):
+        planned.append("from nothing")
+        return nothing(*args)
+
+    def kept(self):
+        planned.append("kept")
+        return keep(self)
+
+    monkeypatch.setattr(stored_plan, "_from_nothing", from_nothing)
+    monkeypatch.setattr(stored_plan._Changes, "keep", kept)
+
+    def process(change) -> list[str]:
+        planned.clear()
+        memory = Memory()
+        change(memory)
+        memory.ingest(root)
+        settings = config.settings()  # what its derive planned with
+        _same(StoredPlan().plan(memory.ledger, settings), plan(memory.ledger, settings))
+        memory.close()
+        return planned[:]
+
+    assert process(lambda m: None) == ["from nothing", "kept"]
+    merged = process(lambda m: m.merge("Priya Anand", "Jonas Eberhardt", caller="local"))
+    assert merged == ["kept"] * 3  # its derive, the ingest's and the one compared
+    # the projects (their folders and picks) are in every room's digest: from nothing
+    assert process(lambda m: m.project_add("keel", folders=["/w/keel"], caller="local"))[0] == (
+        "from nothing"
+    )
+    assert process(lambda m: m.project_pick("keel", "k2", caller="local"))[0] == "from nothing"
+    two.user("Dana Reyes, the office manager at Harlow Legal, called.")
+    two.write()
+    undo = process(
+        lambda m: corrections.undo(m.ledger, m.corrections()[-1].id, caller="local", when=NOW)
+    )
+    assert undo == ["kept"] * 2  # the ingest's (the session changed too) and the one compared
+    assert Memory().corrections(undone=False) == []
 
 
 def test_held_mentions_are_the_ledgers_after_changes_and_stay_bounded():

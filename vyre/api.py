@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # asking, learning, reading and the models (pydantic) load wh
         Thread,
     )
     from vyre.rooms.pipeline import HeldMentions, LaterFiles, Planner
+    from vyre.rooms.stored_plan import StoredPlan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,7 +139,8 @@ class Memory:
         self.main_later = False
         self.main_stale = False
         self.derives = 0  # derives run (the daemon asks whether a call derived)
-        self._planner: Planner | None = None  # the rooms' plan, kept from derive to derive
+        # the rooms' plan, kept from derive to derive (in the ledger for a one-off process)
+        self._planner: Planner | StoredPlan | None = None
         self._held: HeldMentions | None = None  # the owner's: recent rooms' mention rows
         # the daemon's: rooms' files written by its thread after the derive that made them
         self.later_files: LaterFiles | None = None
@@ -333,12 +335,15 @@ class Memory:
         return report
 
     @property
-    def planner(self) -> Planner:
-        """Which rooms are stale, kept up to date from what changed (`vyre.rooms.pipeline`)."""
+    def planner(self) -> Planner | StoredPlan:
+        """Which rooms are stale, kept up to date from what changed (`vyre.rooms.pipeline`):
+        in memory for the owner (the daemon), in the ledger for any other process, which
+        plans once or a few times (`vyre.rooms.stored_plan`)."""
         if self._planner is None:
             from vyre.rooms.pipeline import Planner
+            from vyre.rooms.stored_plan import StoredPlan
 
-            self._planner = Planner()
+            self._planner = Planner() if self._owner else StoredPlan()
         return self._planner
 
     @property

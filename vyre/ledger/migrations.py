@@ -497,6 +497,44 @@ CREATE TABLE room_names (
 );
 """
 
+M017_ROOM_PLAN = """
+-- The rooms' plan as the last derive left it (`vyre.rooms.stored_plan`): each session as the
+-- plan read it and its rooms, each room's members, and each room's digest of all but its
+-- corrections (`base`) with the identity changes it was taken with. A one-off process reads
+-- only the sessions written since. `plan_state` says what it was planned with (the versions,
+-- projects and settings) and the sessions table's count and sums then: when they do not
+-- add up, the plan is made again from nothing. Derived: a missing or emptied table only
+-- means one plan from nothing.
+CREATE TABLE plan_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  context TEXT NOT NULL,
+  sessions INTEGER NOT NULL,
+  versions REAL NOT NULL,
+  rowids REAL NOT NULL,
+  top INTEGER
+);
+CREATE TABLE plan_sessions (
+  id TEXT PRIMARY KEY,
+  at INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  parent TEXT,
+  cwd TEXT,
+  own TEXT NOT NULL,
+  rooms TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX plan_sessions_parent ON plan_sessions (parent) WHERE parent IS NOT NULL;
+CREATE TABLE plan_members (
+  room TEXT NOT NULL,
+  session TEXT NOT NULL,
+  PRIMARY KEY (room, session)
+) WITHOUT ROWID;
+CREATE TABLE plan_rooms (
+  room TEXT PRIMARY KEY,
+  identity TEXT NOT NULL,
+  base TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -512,4 +550,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m015_scan", M015_SCAN),
     ("m006_project_changes", M006_PROJECT_CHANGES),
     ("m018_room_names", M018_ROOM_NAMES),
+    ("m017_room_plan", M017_ROOM_PLAN),
 ]

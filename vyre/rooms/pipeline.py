@@ -44,6 +44,7 @@ DERIVE_VERSION = "1"
 
 if TYPE_CHECKING:  # pydantic: a one-off `vyre ingest` loads none (vyre.reports)
     from vyre.models import Correction
+    from vyre.rooms.stored_plan import StoredPlan
 
 
 def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:
@@ -110,19 +111,14 @@ class Planner:
                 self._hashed.pop(room, None)
                 continue
             self._hashed[room] = self._hash(room, config.get(room), toggles)
-        corrections = corrections_store.active(ledger)
-        named = graph_rooms.names(ledger) if needs_names(corrections) else {}
-        digests, bases = {}, {}
-        for room, hashed in self._hashed.items():
-            h = hashed.copy()
-            scoped = in_scope(corrections, room)
-            # what the room's names follow from: its sessions, project and identity changes
-            h.update(f"|identity:{[c.id for c in scoped if c.kind != 'correct']}".encode())
-            bases[room] = h.hexdigest()
-            base, names = named.get(room, ("", None))
-            digests[room] = _digest_with(
-                bases[room], scoped, room, names if base == bases[room] else None
-            )
+        hashed = self._hashed
+
+        def base(room: str, identity: str) -> str:
+            h = hashed[room].copy()
+            h.update(identity.encode())
+            return h.hexdigest()
+
+        digests, bases = finish(ledger, hashed, base)
         by_room = {room: list(members.values()) for room, members in self._by_room.items()}
         return digests, by_room, self._membership, bases
 
@@ -246,28 +242,57 @@ class Planner:
         return set(before | rooms)
 
     def _hash(self, room: str, project: dict | None, toggles: dict) -> Any:
-        h = hashlib.blake2b(digest_size=16)
-        h.update(
-            json.dumps(
-                [
-                    RULES_VERSION,
-                    DERIVE_VERSION,
-                    toggles,
-                    room,
-                    project and project["org"],
-                    project and project["folders"],
-                    project and project["picks"],
-                ]
-            ).encode()
-        )
         membership = self._membership
         members = self._by_room.get(room, {})
-        # one update of the members' lines joined: the same digest as one update per line
-        lines = [
-            f"|{sid}:{members[sid]['version']}:{len(membership[sid])}" for sid in sorted(members)
-        ]
-        h.update("".join(lines).encode())
-        return h
+        lines = ((sid, members[sid]["version"], len(membership[sid])) for sid in sorted(members))
+        return room_hash(room, project, toggles, lines)
+
+
+def room_hash(
+    room: str, project: dict | None, toggles: dict, members: Iterable[tuple[str, int, int]]
+) -> Any:
+    """The blake2b of a room's project and its members' lines (id, version, how many rooms
+    it is in), in the members' id order: what its digest reads but the corrections."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(
+        json.dumps(
+            [
+                RULES_VERSION,
+                DERIVE_VERSION,
+                toggles,
+                room,
+                project and project["org"],
+                project and project["folders"],
+                project and project["picks"],
+            ]
+        ).encode()
+    )
+    # one update of the members' lines joined: the same digest as one update per line
+    h.update("".join(f"|{sid}:{version}:{rooms}" for sid, version, rooms in members).encode())
+    return h
+
+
+def identity(scoped: list[Correction]) -> str:
+    """What a room's names follow from beside its sessions and project: its identity changes."""
+    return f"|identity:{[c.id for c in scoped if c.kind != 'correct']}"
+
+
+def finish(
+    ledger: Ledger, rooms: Iterable[str], base: Callable[[str, str], str]
+) -> tuple[dict, dict]:
+    """(room -> digest, room -> base) of these rooms, `base(room, identity)` giving a room's
+    digest of all but its corrections."""
+    corrections = corrections_store.active(ledger)
+    named = graph_rooms.names(ledger) if needs_names(corrections) else {}
+    digests, bases = {}, {}
+    for room in rooms:
+        scoped = in_scope(corrections, room)
+        bases[room] = base(room, identity(scoped))
+        held, names = named.get(room, ("", None))
+        digests[room] = _digest_with(
+            bases[room], scoped, room, names if held == bases[room] else None
+        )
+    return digests, bases
 
 
 MENTIONS_KEPT = 150_000  # rows held: a big room's (~1,000 sessions, ~15,000 rows) many times
@@ -422,7 +447,7 @@ def derive(
     force: bool = False,
     main: bool = True,
     written: Callable[[RoomRows], None] | None = None,
-    planner: Planner | None = None,
+    planner: Planner | StoredPlan | None = None,
     mentions: HeldMentions | None = None,
     later: LaterFiles | None = None,
 ) -> DeriveReport:
@@ -474,7 +499,7 @@ def main_job(
     written: Callable[[RoomRows], None] | None = None,
     *,
     force: bool = False,
-    planner: Planner | None = None,
+    planner: Planner | StoredPlan | None = None,
     mentions: HeldMentions | None = None,
     later: LaterFiles | None = None,
 ) -> MainJob | None:
@@ -506,7 +531,7 @@ def _derive_rooms(
     *,
     want_main: bool,
     force_main: bool = False,
-    planner: Planner | None = None,
+    planner: Planner | StoredPlan | None = None,
     mentions: HeldMentions | None = None,
     later: LaterFiles | None = None,
 ) -> tuple[DeriveReport, MainJob | None]:

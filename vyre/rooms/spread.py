@@ -22,7 +22,7 @@ names, puts the file in place, records it and keeps its main-graph input. What m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +59,7 @@ class RoomWorkers:
         store: GraphStore,
         settings: dict,
         stale: list[str],
-        by_room: dict[str, list[dict]],
+        by_room: Mapping[str, list[dict]],
         derived: Derived,
     ) -> None:
         self._ledger, self._store, self._derived = ledger, store, derived
