@@ -85,6 +85,28 @@ def test_a_stop_while_the_daemon_starts_leaves_no_daemon_behind(vyre_home):
             os.kill(pid, signal.SIGKILL)
 
 
+def test_a_stop_that_comes_inside_popen_still_stops_the_daemon(vyre_home, monkeypatch):
+    """Ctrl-C in the narrowest window: the daemon's process runs, and `Popen` has not yet
+    returned it. The start is stopped, and no daemon of this home lives on."""
+    real = subprocess.Popen
+
+    def spawned_then_ctrl_c(*args, **kwargs):
+        child = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # raised here, `start` never learns of the child
+        return child
+
+    monkeypatch.setattr(subprocess, "Popen", spawned_then_ctrl_c)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            process.start(vyre_home)
+        wait_for(lambda: not _daemons_of(vyre_home), timeout=10)
+    finally:
+        signal.signal(signal.SIGINT, before)
+        for pid in _daemons_of(vyre_home):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _daemons_of(home: Path) -> list[int]:
     """Live `vyre.daemon` processes whose VYRE_HOME is this home."""
     found = []

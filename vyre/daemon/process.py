@@ -16,7 +16,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from vyre import config
@@ -50,21 +53,49 @@ def start(home: Path | None = None) -> dict:
         raise DaemonControlError(f"a daemon already runs for {home} (pid {running['pid']})")
     os.close(open_private(home / LOCK_NAME, os.O_RDWR))  # a planted link: refused here
     log = os.fdopen(open_private(home / LOG_NAME, os.O_WRONLY | os.O_APPEND), "ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vyre.daemon", "run"],
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-        env={**os.environ, "VYRE_HOME": str(home)},
-    )
+    with _stops_held() as stops:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "vyre.daemon", "run"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            env={**os.environ, "VYRE_HOME": str(home)},
+        )
     log.close()
+    if stops:  # one came while it was spawned: the daemon goes first, then the stop goes on
+        proc.terminate()
+        proc.wait()
+        for stop in stops:
+            signal.raise_signal(stop)
+        raise DaemonControlError("the daemon's start was stopped")
     try:
         return _answer(proc, home)
     except KeyboardInterrupt:  # Ctrl-C while it starts: no daemon is left behind
         proc.terminate()
         proc.wait()
         raise
+
+
+@contextmanager
+def _stops_held() -> Iterator[list[int]]:
+    """Stops (Ctrl-C, `kill`, a closed terminal) that come while the daemon is spawned, kept
+    to be raised once it is known: raised inside `Popen` they lose the child, which would come
+    up and run on with nobody to stop it. Stops the caller ignores are not kept."""
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came  # signals reach the main thread only
+        return
+    before = {}
+    for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        before[stop] = signal.getsignal(stop)
+        if before[stop] is not signal.SIG_IGN:
+            signal.signal(stop, lambda signum, _frame: came.append(signum))
+    try:
+        yield came
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
 
 
 def _answer(proc: subprocess.Popen, home: Path) -> dict:
