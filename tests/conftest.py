@@ -59,6 +59,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -150,6 +152,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"SLOWEST_FIRST names no module in tests/: {', '.join(stale)}")
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: else as found
+
+
+def python_prints(code: str, *args: str, env: dict[str, str] | None = None) -> str:
+    """What `code` prints in a fresh interpreter (`args` its argv), which must exit 0: what a
+    process of its own imports or compiles, apart from this test's."""
+    run = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout
 
 
 def wait_for(check: Callable[[], object], timeout: float = 30.0, every: float = 0.02) -> object:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import marshal
 import re
-import subprocess
 import sys
 
+from tests.conftest import python_prints
 from vyre.extract import compiled
 from vyre.extract.compiled import Patterns, longest_first
 
@@ -108,14 +108,7 @@ def test_the_rules_compile_once_per_install(tmp_path):
     text changed from process to process (alternatives in a set's order) would be new."""
 
     def run() -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-c", RULES_TWICE, str(tmp_path)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout.split("\n")[:2]
+        return python_prints(RULES_TWICE, str(tmp_path)).split("\n")[:2]
 
     first = [line.split() for line in run()]  # the first compiles and writes
     assert [int(fresh) > 5 for fresh, *_ in first] == [True, True]

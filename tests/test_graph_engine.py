@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, python_prints
 from vyre.graph import GraphError, GraphStore
 
 ENGINES = ["ladybug", "kuzu"]
@@ -98,13 +98,4 @@ def test_the_vyre_commands_process_writes_and_reads_rooms_without_numpy(engine):
 
 def _run_alone(code: str, engine: str) -> str:
     """What `code` prints in a fresh interpreter on `engine` (which must exit 0)."""
-    run = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "VYRE_GRAPH_ENGINE": engine},
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    return run.stdout.strip()
+    return python_prints(code, env={**os.environ, "VYRE_GRAPH_ENGINE": engine}).strip()

@@ -8,8 +8,6 @@ import importlib
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import vyre.cli.main
+from tests.conftest import python_prints
 from tests.transcript import Transcript
 from vyre.api import Memory
 from vyre.ledger import Ledger, LedgerBusy
@@ -937,14 +936,7 @@ def test_the_rules_are_compiled_only_when_a_turn_is_read(tmp_path, vyre_home):
         m.ingest(root)
 
     def loaded() -> str:
-        run = subprocess.run(
-            [sys.executable, "-c", RULES_LOADED, str(root)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert run.returncode == 0, run.stderr
-        return run.stdout.strip()
+        return python_prints(RULES_LOADED, str(root)).strip()
 
     assert loaded() == "False False"
     t.user("Tomasz Kowalski, the CTO at Harlow Dental, wants the export.")
@@ -968,14 +960,7 @@ def test_the_ingest_command_loads_no_pydantic(tmp_path, vyre_home):
     t = Transcript(root, cwd="/w/keel", session="s1", start="2026-09-01T10:00:00Z")
     t.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
     t.write()
-    run = subprocess.run(
-        [sys.executable, "-c", INGEST_COMMAND, str(root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    said = run.stdout.strip().splitlines()
+    said = python_prints(INGEST_COMMAND, str(root)).strip().splitlines()
     assert said[0].startswith("ingested 1 file (1 with new lines), 1 new turn"), said
     assert said[1].startswith("derived 1 room"), said
     assert said[-1] == "False", said

@@ -195,6 +195,26 @@ def test_a_kept_plan_equals_a_plan_from_nothing(seed, monkeypatch):
     assert len(want[2]) > 20  # the plans compared had sessions in them
 
 
+def _spy_on(ledger, monkeypatch) -> list[str]:
+    """The SQL the ledger is asked from here on (until `monkeypatch.undo()`), in order."""
+    seen: list[str] = []
+    db = ledger.db
+
+    class Spy:
+        in_transaction = False
+
+        def execute(self, sql: str, *args):
+            seen.append(sql)
+            return db.execute(sql, *args)
+
+        def executemany(self, sql: str, *args):
+            seen.append(sql)
+            return db.executemany(sql, *args)
+
+    monkeypatch.setattr(ledger, "db", Spy())
+    return seen
+
+
 def test_a_kept_plan_reads_only_the_sessions_it_was_told_of(monkeypatch):
     """A planner told what an ingest wrote reads those sessions, not the whole table (the cost
     at 30,000 sessions); told nothing, it notices the change and reads everything."""
@@ -207,15 +227,7 @@ def test_a_kept_plan_reads_only_the_sessions_it_was_told_of(monkeypatch):
     home.append()
     written = home.ingest()
     want = plan(home.memory.ledger, {})
-    seen: list[str] = []
-    db = home.memory.ledger.db
-
-    class Spy:
-        def execute(self, sql: str, *args):
-            seen.append(sql)
-            return db.execute(sql, *args)
-
-    monkeypatch.setattr(home.memory.ledger, "db", Spy())
+    seen = _spy_on(home.memory.ledger, monkeypatch)
     planner.touched(written)
     _same(planner.plan(home.memory.ledger, {}), want)
     reads = [q for q in seen if "FROM sessions" in q and "count(*)" not in q]
@@ -238,21 +250,7 @@ def test_the_plan_kept_in_the_ledger_reads_only_what_changed(monkeypatch):
     home.append()
     written = home.ingest()
     want = plan(home.memory.ledger, {})
-    seen: list[str] = []
-    db = home.memory.ledger.db
-
-    class Spy:
-        in_transaction = False
-
-        def execute(self, sql: str, *args):
-            seen.append(sql)
-            return db.execute(sql, *args)
-
-        def executemany(self, sql: str, *args):
-            seen.append(sql)
-            return db.executemany(sql, *args)
-
-    monkeypatch.setattr(home.memory.ledger, "db", Spy())
+    seen = _spy_on(home.memory.ledger, monkeypatch)
     planner = StoredPlan()
     planner.touched(written)
     got = planner.plan(home.memory.ledger, {})
