@@ -369,3 +369,63 @@ def test_a_daemon_derive_reads_only_the_changed_sessions_mentions(monkeypatch):
     fresh = Memory()
     fresh.derive(force=True)
     assert fresh.store.read("unfiled") == mine
+
+
+def test_the_daemons_plan_is_kept_as_it_stops(monkeypatch):
+    """The owner (the daemon) plans in memory; as it closes it keeps that plan in the ledger:
+    from the sessions it wrote when the plan kept was current as it started, else from its
+    own planner. The next process without it then plans from what was kept, never from
+    nothing, and that plan is the plan from nothing. A daemon that never derived keeps none."""
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    one = Transcript(root, cwd="/w/keel", session="k1", start="2026-09-01T10:00:00Z")
+    one.user("Priya Anand, the project architect at Keel & Ash Architects, sent the plans.")
+    one.write()
+    planned: list[str] = []
+    nothing = stored_plan._from_nothing
+
+    def from_nothing(ledger, db, settings, context, planner):
+        planned.append("from nothing" if planner is None else "from the daemon's planner")
+        return nothing(ledger, db, settings, context, planner)
+
+    monkeypatch.setattr(stored_plan, "_from_nothing", from_nothing)
+    Memory().ingest(root)  # a one-off process: its plan kept from nothing
+
+    def daemon(change) -> list[str]:
+        planned.clear()
+        owner = Memory(owner=True)
+        change(owner)
+        owner.ingest(root)
+        owner.ingest(root)
+        owner.close()
+        return planned[:]
+
+    def written(transcript: Transcript, text: str):
+        def write(memory: Memory) -> None:
+            transcript.user(text)
+            transcript.write()
+
+        return write
+
+    two = Transcript(root, cwd="/w/other", session="k2", start="2026-09-02T10:00:00Z")
+    two.user("Jonas Eberhardt, the studio director at Keel & Ash Architects, approved it.")
+    two.write()
+    # a project changes every room's digest: the plan kept is written from the daemon's
+    added = daemon(lambda m: m.project_add("keel", folders=["/w/keel"], caller="local"))
+    assert added == ["from the daemon's planner"]
+    # the plan kept was current as it started: brought up to date from what it wrote
+    assert daemon(written(one, "Dana Reyes, the office manager at Harlow Legal, called.")) == []
+    three = Transcript(root, cwd="/w/keel", session="k3", start="2026-09-03T10:00:00Z")
+    three.user("Omar Haddad at Keel & Ash Architects wants the survey.")
+    three.write()
+    memory = Memory()
+    memory.ingest(root)
+    settings = config.settings()
+    _same(StoredPlan().plan(memory.ledger, settings), plan(memory.ledger, settings))
+    assert planned == []
+    memory.close()
+
+    idle = Memory(owner=True)  # a daemon that never planned keeps nothing
+    idle.project_add("harlow", folders=["/w/other"], caller="local")
+    idle.close()
+    Memory().ingest(root)
+    assert planned == ["from nothing"]

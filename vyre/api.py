@@ -12,8 +12,10 @@ Besides the API, a `Memory` exposes the service objects it is made of (`ledger`,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vyre import config
 from vyre.callers import OWNER_CALLERS, require_owner
-from vyre.errors import GraphDamaged, GraphError, OwnerOnly, ProjectError
+from vyre.errors import GraphDamaged, GraphError, OwnerOnly, ProjectError, VyreError
 from vyre.graph import GraphStore, RoomRows, engine_name
 from vyre.interface import OWNER_ONLY, MemoryAPI
 from vyre.ledger import Ledger, graph_rooms
@@ -141,6 +143,7 @@ class Memory:
         self.derives = 0  # derives run (the daemon asks whether a call derived)
         # the rooms' plan, kept from derive to derive (in the ledger for a one-off process)
         self._planner: Planner | StoredPlan | None = None
+        self._wrote: set[str] = set()  # the owner's: sessions it wrote, told to the kept plan
         self._held: HeldMentions | None = None  # the owner's: recent rooms' mention rows
         # the daemon's: rooms' files written by its thread after the derive that made them
         self.later_files: LaterFiles | None = None
@@ -149,7 +152,8 @@ class Memory:
         return Ledger(self.home / "vyre.db")
 
     def close(self) -> None:
-        """Let go of the graph and the ledger."""
+        """Let go of the graph and the ledger (the owner keeps its rooms' plan first)."""
+        self._keep_plan()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -304,6 +308,8 @@ class Memory:
             )
             personal.index(self.ledger)  # the person's own facts, found once per new turn
             self.planner.touched(report.sessions)
+            if self._owner:
+                self._wrote.update(report.sessions)
             read = time.perf_counter() - started
             derived = self.derive(main=main)
             derived.seconds = {"read": round(read, 4), **derived.seconds}
@@ -345,6 +351,19 @@ class Memory:
 
             self._planner = Planner() if self._owner else StoredPlan()
         return self._planner
+
+    def _keep_plan(self) -> None:
+        """The owner's plan, kept in the ledger for the next process without the daemon
+        (`vyre.rooms.stored_plan`), which would otherwise plan from nothing. A failure is no
+        loss: that process then does."""
+        if self._planner is None or not self._owner:
+            return
+        from vyre.rooms import stored_plan
+        from vyre.rooms.pipeline import Planner
+
+        if isinstance(self._planner, Planner) and self._planner.key()[0]:
+            with contextlib.suppress(sqlite3.Error, VyreError):
+                stored_plan.keep(self.ledger, self._planner, config.settings(), self._wrote)
 
     @property
     def held_mentions(self) -> HeldMentions | None:

@@ -54,7 +54,20 @@ def plan(ledger: Ledger, settings: dict) -> tuple[dict, dict, dict, dict]:
 
 
 _Session = dict  # {"id", "parent", "cwd", "version"}: what a room's digest and membership read
-_COLUMNS = "id, parent, cwd, version"
+SESSION_COLUMNS = "id, parent, cwd, version"  # a plan's reads of a session, after its rowid
+_ALL_SESSIONS = f"SELECT rowid, {SESSION_COLUMNS} FROM sessions"
+
+
+@dataclass(frozen=True)
+class HeldSession:
+    """What a `Planner` holds of one session: as read (rowid, version, parent, cwd) and the
+    rooms it is in on its own (before a parent's rooms are taken)."""
+
+    rowid: int
+    version: int
+    parent: str | None
+    cwd: str | None
+    own: frozenset[str]
 
 
 class Planner:
@@ -63,7 +76,7 @@ class Planner:
     equals `plan()` from nothing (tested on random changes).
 
     Sessions are only ever added or changed, and every write bumps a version, so the table's
-    count, sum of versions and rowids change with every write (`_key`): when they are what
+    count, sum of versions and rowids change with every write (`key`): when they are what
     the sessions held add up to, nothing else changed; otherwise every session is read again
     and compared. `touched(ids)` names the sessions an ingest wrote, so they are read alone.
     A change of projects or of the relation settings plans again from nothing (rare, and
@@ -127,7 +140,7 @@ class Planner:
         db = ledger.db
         if not self._sessions:  # nothing held (a fresh process): every session, in one pass
             self._told.clear()
-            return self._load(db.execute(f"SELECT rowid, {_COLUMNS} FROM sessions").fetchall())
+            return self._load(db.execute(_ALL_SESSIONS).fetchall())
         key = db.execute(
             "SELECT count(*), total(version), total(rowid), max(rowid) FROM sessions"
         ).fetchone()
@@ -137,19 +150,27 @@ class Planner:
         for lo in range(0, len(told), 500):
             part = told[lo : lo + 500]
             rows += db.execute(
-                f"SELECT rowid, {_COLUMNS} FROM sessions WHERE id IN ({','.join('?' * len(part))})",
+                f"{_ALL_SESSIONS} WHERE id IN ({','.join('?' * len(part))})",
                 part,
             ).fetchall()
         dirty = self._apply(rows)
-        if key != self._key():  # written behind our back (or deleted by hand): read them all
-            rows = db.execute(f"SELECT rowid, {_COLUMNS} FROM sessions").fetchall()
+        if key != self.key():  # written behind our back (or deleted by hand): read them all
+            rows = db.execute(_ALL_SESSIONS).fetchall()
             there = {row[1] for row in rows}
             for sid in [sid for sid in self._sessions if sid not in there]:
                 dirty |= self._forget(sid)
             dirty |= self._apply(rows)
         return dirty
 
-    def _key(self) -> tuple:
+    def held(self) -> dict[str, HeldSession]:
+        """Each session as of the last plan (`vyre.rooms.stored_plan` keeps them)."""
+        rowids, own = self._rowids, self._own
+        return {
+            sid: HeldSession(rowids[sid], s["version"], s["parent"], s["cwd"], own[sid])
+            for sid, s in self._sessions.items()
+        }
+
+    def key(self) -> tuple:
         """What the table's count, sum of versions, sum and top of rowids are when it holds
         exactly the sessions held: every write changes one of them (a version is bumped, a
         row added), and so does a row deleted by hand (nothing in Vyre deletes one), unless

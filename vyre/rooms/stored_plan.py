@@ -25,7 +25,14 @@ from vyre.ledger import Ledger
 from vyre.ledger import corrections as corrections_store
 from vyre.rooms.corrections import in_scope
 from vyre.rooms.membership import own_rooms, picks_by_session
-from vyre.rooms.pipeline import _COLUMNS, DERIVE_VERSION, Planner, finish, identity, room_hash
+from vyre.rooms.pipeline import (
+    DERIVE_VERSION,
+    SESSION_COLUMNS,
+    Planner,
+    finish,
+    identity,
+    room_hash,
+)
 
 
 class StoredPlan:
@@ -37,7 +44,11 @@ class StoredPlan:
     def touched(self, sessions: Iterable[str]) -> None:
         self._told.update(sessions)
 
-    def plan(self, ledger: Ledger, settings: dict) -> tuple[dict, Mapping, Mapping, dict]:
+    def plan(
+        self, ledger: Ledger, settings: dict, *, planner: Planner | None = None
+    ) -> tuple[dict, Mapping, Mapping, dict]:
+        """The plan, from the one kept and the sessions told of; when that is not the table's,
+        from nothing (or from a long-lived `planner`'s, which is current), and kept."""
         told = sorted(self._told)
         self._told.clear()
         with ledger.transaction() as db:
@@ -46,34 +57,45 @@ class StoredPlan:
             context = json.dumps([RULES_VERSION, DERIVE_VERSION, projects, toggles])
             rooms = _Changes(db, projects, toggles).apply(told, context)
             if rooms is None:
-                return _from_nothing(ledger, db, settings, context)
+                return _from_nothing(ledger, db, settings, context, planner)
             digests, bases = finish(ledger, rooms, rooms.base)
             rooms.keep()
         by_room = _ByRoom(db, set(digests), rooms.members)  # a stale room is most often dirty
         return digests, by_room, by_room.membership, bases
 
 
-def _from_nothing(ledger: Ledger, db: Any, settings: dict, context: str) -> tuple:
-    """`plan()`, kept in place of what was kept: only the rows that differ are written (a
+def keep(ledger: Ledger, planner: Planner, settings: dict, wrote: Iterable[str]) -> None:
+    """Keep a long-lived planner's plan (the daemon's, as it stops) for the next process
+    without it, which would otherwise plan from nothing. Told the sessions the daemon wrote
+    (`wrote`), the plan kept is brought up to date from them when it was current as the
+    daemon started; else it is written from `planner`, which holds the plan already."""
+    stored = StoredPlan()
+    stored.touched(wrote)
+    stored.plan(ledger, settings, planner=planner)
+
+
+def _from_nothing(
+    ledger: Ledger, db: Any, settings: dict, context: str, planner: Planner | None
+) -> tuple:
+    """`plan()` (a long-lived `planner`'s when given), kept in place of what was kept."""
+    planner = planner or Planner()
+    planned = planner.plan(ledger, settings)
+    _keep(ledger, db, planner, planned, context)
+    return planned
+
+
+def _keep(ledger: Ledger, db: Any, planner: Planner, planned: tuple, context: str) -> None:
+    """A planner's plan written in place of what was kept: only the rows that differ (a
     project changed or a write not told of changes few of 30,000 sessions)."""
-    planner = Planner()
-    digests, by_room, membership, bases = planner.plan(ledger, settings)
-    own, rowids = planner._own, planner._rowids
+    digests, by_room, membership, bases = planned
+    held = planner.held()
     text: dict[frozenset[str], str] = {}  # few distinct sets of rooms
-    for rooms in (*own.values(), *membership.values()):
+    for rooms in (*(s.own for s in held.values()), *membership.values()):
         if rooms not in text:
             text[rooms] = _rooms(rooms)
     rows = {
-        sid: (
-            sid,
-            rowids[sid],
-            s["version"],
-            s["parent"],
-            s["cwd"],
-            text[own[sid]],
-            text[membership[sid]],
-        )
-        for sid, s in planner._sessions.items()
+        sid: (sid, s.rowid, s.version, s.parent, s.cwd, text[s.own], text[membership[sid]])
+        for sid, s in held.items()
     }
     kept = {row[0]: row for row in db.execute("SELECT * FROM plan_sessions").fetchall()}
     _gone(db, "plan_sessions WHERE id = ?", [(sid,) for sid in kept.keys() - rows.keys()])
@@ -82,9 +104,9 @@ def _from_nothing(ledger: Ledger, db: Any, settings: dict, context: str) -> tupl
         sorted(row for sid, row in rows.items() if kept.get(sid) != row),  # in key order
     )
     pairs = {(room, s["id"]) for room, members in by_room.items() for s in members}
-    held = set(db.execute("SELECT room, session FROM plan_members").fetchall())
-    _gone(db, "plan_members WHERE room = ? AND session = ?", sorted(held - pairs))
-    db.executemany("INSERT INTO plan_members VALUES (?, ?)", sorted(pairs - held))
+    had = set(db.execute("SELECT room, session FROM plan_members").fetchall())
+    _gone(db, "plan_members WHERE room = ? AND session = ?", sorted(had - pairs))
+    db.executemany("INSERT INTO plan_members VALUES (?, ?)", sorted(pairs - had))
     identities = _identities(ledger, digests)
     db.execute("DELETE FROM plan_rooms")
     db.executemany(
@@ -92,8 +114,7 @@ def _from_nothing(ledger: Ledger, db: Any, settings: dict, context: str) -> tupl
         ((room, identities[room], bases[room]) for room in bases),
     )
     db.execute("DELETE FROM plan_state")
-    db.execute("INSERT INTO plan_state VALUES (1, ?, ?, ?, ?, ?)", (context, *planner._key()))
-    return digests, by_room, membership, bases
+    db.execute("INSERT INTO plan_state VALUES (1, ?, ?, ?, ?, ?)", (context, *planner.key()))
 
 
 def _gone(db: Any, where: str, keys: list[tuple]) -> None:
@@ -128,7 +149,7 @@ class _Changes:
         if state is None or state[0] != context:
             return None
         count, versions, rowids, top = state[1:]
-        rows = _in(db, f"SELECT rowid, {_COLUMNS} FROM sessions WHERE id IN", told)
+        rows = _in(db, f"SELECT rowid, {SESSION_COLUMNS} FROM sessions WHERE id IN", told)
         was = {r[0]: r[1:] for r in _in(db, "SELECT * FROM plan_sessions WHERE id IN", told)}
         changed = []
         for rowid, sid, parent, cwd, version in rows:
