@@ -356,3 +356,35 @@ def test_a_sentence_that_names_a_project_is_scoped_to_it(tmp_path, vyre_home):
     assert learn.add("no sed -i in kiln, anywhere", caller="local").scope == "all"
     # a project word that is only part of a phrase names no project
     assert learn.add("in garden beds never use rm -rf", caller="local").scope == "all"
+
+
+@pytest.mark.parametrize(
+    "column,value,said",
+    [
+        ("status", "archived", "a status 'archived' this version of Vyre does not read"),
+        ("level", "shout", "a level 'shout' this version of Vyre does not read"),
+        ("check_json", "{not json", "cannot be read (JSONDecodeError)"),
+        ("created", "the ninth of May", "cannot be read (ValueError)"),
+        ("check_json", '{"kind": "tool"}', "cannot be read (KeyError)"),
+    ],
+)
+def test_a_lesson_row_this_version_cannot_read_is_one_line_naming_it(learn, column, value, said):
+    """A row a newer Vyre (or a hand) wrote: `vyre learn show` says which lesson and why in one
+    line and exits 1, where it printed pydantic's traceback; the other rows stay as they were."""
+    from click.testing import CliRunner
+
+    from vyre.cli.main import cli
+
+    kept = learn.add("never use `rm -rf`", caller="local")
+    odd = learn.add("never push to main", caller="local")
+    learn.db.execute(f"UPDATE lessons SET {column} = ? WHERE id = ?", (value, odd.id))
+    learn.db.commit()
+    with pytest.raises(LearnError, match=f"lesson {odd.id} in the ledger"):
+        learn.lessons()
+    result = CliRunner().invoke(cli, ["learn", "show"])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and f"lesson {odd.id} in the ledger" in lines[0], result.output
+    assert said in lines[0]
+    assert learn.get(kept.id).sentence == "never use `rm -rf`"

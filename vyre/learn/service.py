@@ -27,6 +27,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pydantic import ValidationError
+
 from vyre import config
 from vyre.callers import require_owner
 from vyre.errors import LearnError, WeakeningRefused
@@ -50,6 +52,7 @@ MEASURED_TURNS = 50
 DECLINED_TIMES, DECLINED_DAYS = 3, 14  # one shape turned down this often proposes a check
 FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 KEEP_DAYS = 7  # learn_commands
+_WORDS = ("status", "level", "max_level", "scope", "source")  # said in an error
 
 _COLUMNS = (
     "id",
@@ -163,12 +166,29 @@ class Learn:
         return self._lesson(row)
 
     def _lesson(self, row: Sequence[Any]) -> Lesson:
+        """A lesson's row as a `Lesson`; a row this version cannot read (a status a newer
+        Vyre wrote, a check edited by hand) is a `LearnError` in one line that names it."""
         d = dict(zip(_COLUMNS, row, strict=True))
-        check = json.loads(d.pop("check_json"))
-        for k in ("created", "accepted", "retired", "first_signal"):
-            d[k] = ts_value(d[k])
-        d["pinned"] = bool(d["pinned"])
-        return Lesson(**d, check=check, enforced=checks.enforced(check, d["level"]))
+        try:
+            check = json.loads(d.pop("check_json"))
+            for k in ("created", "accepted", "retired", "first_signal"):
+                d[k] = ts_value(d[k])
+            d["pinned"] = bool(d["pinned"])
+            lesson = Lesson(**d, check=check)
+            lesson.enforced = checks.enforced(check, lesson.level)
+        except ValidationError as exc:
+            field = str(exc.errors()[0]["loc"][0])
+            said = f" {d[field]!r}" if field in _WORDS else ""  # a sentence stays unquoted
+            raise LearnError(
+                f"lesson {d['id']} in the ledger has a {field}{said} this version of Vyre "
+                "does not read (written by a newer Vyre, or by hand?)"
+            ) from None
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise LearnError(
+                f"lesson {d['id']} in the ledger cannot be read ({type(exc).__name__}): "
+                "its check or its times were written by a newer Vyre, or by hand?"
+            ) from None
+        return lesson
 
     def distill(self, text: str) -> Distilled:
         """What `text` would become, with no side effects."""
