@@ -374,3 +374,48 @@ def test_code_talk_with_capitalised_identifiers_gives_nothing(form, c, c2, k, p,
     text = form.format(c=c, c2=c2, k=k, p=p, o=o, f=f)
     got = mentions(text)
     assert not [m for m in got if m[2] in ("person", "org") or m[3] in ("deadline", "client_of")]
+
+
+# Text built to meet the repo patterns' edges: slugs beside backticks and brackets, keywords
+# in any case (with the Kelvin sign and dotted capital I, whose lowercase is not one ASCII
+# letter), slashes inside paths and words, and letters no owner may hold.
+_SLUG_BITS = st.sampled_from(
+    [
+        "repo", "Repo", "REPOSITORY", "repository", "clone", "CLONE", "fork", "FOR\u212a",
+        "\u0130", "\u0131", "the", "our", "is", "called", "named", " set up as ", ":", " ",
+        "  ", "\n", "\t", "\u00a0", "/", "//", "`", "(", ")", "#12", ".", "-", "_", "~",
+        "@", "acme", "Acme", "churn-model", "tern-gw", "a.b", "x9", "é", "Zürich", ".git",
+        "github.com/", "https://", "src", "origin", "acme/tern-gw", "`acme/x`", "a/b",
+        "fork a/b", "Fork: a-b/c_d", "clone `x/y`", "REPO at o/n", "repository (acme/x)",
+        "acme/x repo", "`o/n` repository", "repo is called tern-gw", "repo: plots-web",
+        "repo will be a-b", "pros/cons", "acme/x#3",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(bits=st.lists(_SLUG_BITS, max_size=16))
+def test_repo_patterns_tried_at_their_starts_find_what_finditer_finds(bits):
+    from vyre.extract import rules
+
+    text = "".join(bits)
+    lower = text.lower()
+    for pattern, starts in (
+        (rules._REPO_SLUG, rules._found_at(lower, rules._SLUG_WORDS)),
+        (rules._REPO_SLUG_PAREN, rules._found_at(lower, ("repo",))),
+        (rules._REPO_CALLED, rules._found_at(lower, ("repo",))),
+        (rules._REPO_SLUG_BEFORE, rules._owners_at(text, rules._SLUG_OWNER, "`")),
+        (rules._REPO_BARE, rules._owners_at(text, rules._BARE_OWNER, "")),
+    ):
+        by_owner = pattern in (rules._REPO_SLUG_BEFORE, rules._REPO_BARE)
+        if not by_owner and len(lower) != len(text):
+            continue  # the caller reads such a text with finditer
+        want = [(m.span(), m.groupdict()) for m in pattern.finditer(text)]
+        got = [(m.span(), m.groupdict()) for m in rules._matches_from(pattern, text, starts)]
+        assert got == want, (pattern.pattern, text)
+
+
+def test_repos_in_a_text_whose_lowercase_is_longer_are_still_found():
+    # U+0130 lowercases to two characters: the keywords' places are not looked up there
+    found = extract("agent", "text", "\u0130stanbul: the repo is acme/tern-gw on GitHub.", None)
+    assert ("repo.slug", "acme/tern-gw") in {(m[0], m[1]) for m in found}

@@ -1355,28 +1355,37 @@ def _repos(p: Prose, out: list) -> None:
     hosted = "github" in lower or "gitlab" in lower or "bitbucket" in lower
     # each slug pattern holds a "/": a turn without one is not read by them
     worded = "/" in text and ("repo" in lower or "clone" in lower or "fork" in lower)
-    for rule, pattern, wanted in (
-        ("repo.url", _REPO_URL, hosted),
-        ("repo.slug", _REPO_SLUG, worded),
-        ("repo.slug", _REPO_SLUG_BEFORE, worded),
-        ("repo.slug", _REPO_SLUG_PAREN, worded),
+    # where a match can start (_matches_from): a keyword's first letter, or a slug's owner;
+    # a keyword is looked for in the lowercased text only when it kept the text's length
+    aligned = len(lower) == len(text)
+    repo_at = _found_at(lower, ("repo",)) if aligned and "repo" in lower else None
+    slug_at = owner_at = None
+    if worded:
+        slug_at = _found_at(lower, _SLUG_WORDS) if aligned else None
+        owner_at = _owners_at(text, _SLUG_OWNER, "`")
+    for rule, pattern, wanted, starts in (
+        ("repo.url", _REPO_URL, hosted, None),
+        ("repo.slug", _REPO_SLUG, worded, slug_at),
+        ("repo.slug", _REPO_SLUG_BEFORE, worded, owner_at),
+        ("repo.slug", _REPO_SLUG_PAREN, worded, repo_at),
     ):
         if not wanted:
             continue  # cheap substring checks first: most turns name no repo
-        for m in pattern.finditer(text):
+        for m in _matches_from(pattern, text, starts):
             owner, name = m.group("owner"), m.group("name").removesuffix(".git")
             if owner.lower() in _NOT_OWNERS or not name or name in (".", ".."):
                 continue
             out.append(_is(rule, f"{owner}/{name}", "repo", p.quote(m.start(), m.end())))
-    for pattern in (_REPO_NAME, _REPO_CALLED) if "repo" in lower else ():
-        for m in pattern.finditer(text):
+    named = ((_REPO_NAME, None), (_REPO_CALLED, repo_at)) if "repo" in lower else ()
+    for pattern, starts in named:
+        for m in _matches_from(pattern, text, starts):
             name = m.group("name")
             if any(part in _FUNCTION_WORDS for part in re.split(r"[-_.]", name)):
                 continue  # "up-to-date", "set-up": a phrase, not an identifier
             out.append(_is("repo.name", name, "repo", p.quote(m.start(), m.end())))
     if "/" not in text:
         return
-    for m in _REPO_BARE.finditer(text):
+    for m in _matches_from(_REPO_BARE, text, _owners_at(text, _BARE_OWNER, "")):
         owner, name = m.group("owner"), m.group("name")
         if owner in _NOT_OWNERS:
             continue
@@ -1384,6 +1393,66 @@ def _repos(p: Prose, out: list) -> None:
         if not m.group("issue") and not _CODE_HOST_CUE.search(text, lo, hi):
             continue  # "pros/cons", "allow/deny": alternatives, not a repo
         out.append(_is("repo.bare", f"{owner}/{name}", "repo", p.quote(m.start(), m.end())))
+
+
+# The first words of _REPO_SLUG's keywords ("repository" starts with "repo"), and the
+# characters of the owners _REPO_SLUG_BEFORE and _REPO_BARE take before their one "/".
+_SLUG_WORDS = ("repo", "clone", "fork")
+_SLUG_OWNER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_BARE_OWNER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _matches_from(pattern: re.Pattern, text: str, starts: list[int] | None) -> Iterator[re.Match]:
+    """What `pattern.finditer(text)` finds, tried only at `starts` (ascending), which hold
+    every place one of its matches can start (None: every place). The leftmost match at or
+    after the last one's end is the one at the first such start where `match` succeeds (the
+    same match: `match` at a position sees the text before it, for lookbehinds and \\b, and
+    none of these patterns matches empty). Python's `re` tries a pattern that opens with a
+    lookbehind, \\b or a case-blind word at every character; most turns hold none."""
+    if starts is None:
+        yield from pattern.finditer(text)
+        return
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        m = pattern.match(text, at)
+        if m is not None:
+            yield m
+            end = m.end()
+
+
+def _found_at(lower: str, words: tuple[str, ...]) -> list[int]:
+    """Where each of `words` starts in `lower`: a case-blind match of a word made of the
+    letters r, e, p, o, c, l, n, f and k starts only where the lowercased text has it (for
+    them `re`'s IGNORECASE is `str.lower`, checked over every code point), when lowercasing
+    kept every character one character (the caller checks the lengths: only U+0130 grows)."""
+    found: set[int] = set()
+    for word in words:
+        at = lower.find(word)
+        while at >= 0:
+            found.add(at)
+            at = lower.find(word, at + 1)
+    return sorted(found)
+
+
+def _owners_at(text: str, owner: frozenset[str], opener: str) -> list[int]:
+    """Where a slug can start whose owner is made of `owner`'s characters, behind a
+    lookbehind that refuses every one of them (each match holds one "/", the owner just
+    before it): the first character of the run of them before each "/", and the `opener`
+    just before that run when there is one (a backtick the pattern may take)."""
+    starts: list[int] = []
+    at = text.find("/")
+    while at >= 0:
+        lo = at
+        while lo > 0 and text[lo - 1] in owner:
+            lo -= 1
+        if lo < at:
+            if opener and lo > 0 and text[lo - 1] == opener:
+                starts.append(lo - 1)
+            starts.append(lo)
+        at = text.find("/", at + 1)
+    return starts
 
 
 def _git_remotes(text: str) -> list:
