@@ -419,3 +419,28 @@ def test_repos_in_a_text_whose_lowercase_is_longer_are_still_found():
     # U+0130 lowercases to two characters: the keywords' places are not looked up there
     found = extract("agent", "text", "\u0130stanbul: the repo is acme/tern-gw on GitHub.", None)
     assert ("repo.slug", "acme/tern-gw") in {(m[0], m[1]) for m in found}
+
+
+_CUE_BITS = st.sampled_from(
+    [
+        "she", "She", "SHE", "\u017fhe", "he", "He", "they", "THEY", "the", "'s", "’s", " is",
+        " are", "'re", "’re", " ", "  ", "\n", "\t", "\u00a0", ",", "(", "a", "an", "the",
+        "their", "our", "my", "Caroline", "Dana", ":", ": ", ":\n", "x", "\u0130", ".",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(bits=st.lists(_CUE_BITS, max_size=16))
+def test_cue_patterns_tried_at_their_letters_find_what_search_finds(bits):
+    from vyre.extract import rules
+
+    text = "".join(bits)
+    lower = text.lower()
+    pronoun = rules._PRONOUN_CUE.search(text) is not None
+    assert rules._cue_at(rules._PRONOUN_CUE, text, "hH", 1) == pronoun, text
+    appositive = rules._APPOSITIVE_CUE.search(lower) is not None
+    assert rules._cue_at(rules._APPOSITIVE_CUE, lower, ",(", 0) == appositive, text
+    want = [m.span() for m in rules._SPEAKER.finditer(text)]
+    got = [m.span() for m in rules._matches_from(rules._SPEAKER, text, rules._line_starts(text))]
+    assert got == want, text

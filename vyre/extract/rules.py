@@ -359,7 +359,11 @@ _ORG_APPOSITIVE = _re(
     rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?[\w-]*?(?:{_NOUNS})\b"
 )
 _APPOSITIVE_CUE = _re(r"[,(]\s*(?:a|an|the|their|our|my)\s")
-_ORG_VERB_CUE = _re(r"quote|proposal|estimate|give us|send us|get us|signed|sent|approved|paid")
+# _ORG_VERB reads a turn only if its lowercase holds one of these
+_ORG_VERB_CUES = (
+    "quote", "proposal", "estimate", "give us", "send us", "get us", "signed", "sent", "approved",
+    "paid",
+)  # fmt: skip
 _ORG_TEAM = _re(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
 _ORG_VERB = _re(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})\s+"
@@ -674,7 +678,8 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
                 found.append((tok.start(), end, word))
                 out.append(_is("person.short", word, "person", p.quote(tok.start(), end)))
         i = j if full else i + 1
-    for m in _SPEAKER.finditer(p.text):  # "Caroline: hey, how was the trip?"
+    speakers = _matches_from(_SPEAKER, p.text, _line_starts(p.text)) if ":" in p.text else ()
+    for m in speakers:  # "Caroline: hey, how was the trip?"
         name = m.group("name")
         if _given(name) and name not in STOP_CAPS:
             start, end = m.start("name"), m.end("name")
@@ -914,7 +919,7 @@ def _pronouns(p: Prose, persons: list[Span], orgs: list[Span], out: list) -> Non
     """A title said with a pronoun ("... and she's now head of legal ops at Acme") belongs to
     the nearest full name before it, in its sentence or the one before."""
     text = p.text
-    if not persons or not _PRONOUN_CUE.search(text):
+    if not persons or not _cue_at(_PRONOUN_CUE, text, "hH", 1):
         return
     for m in _PRONOUN_TITLE.finditer(text):
         if not _good_title(m.group("title")):
@@ -1083,7 +1088,7 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> l
         out.append(_is(rule, label, "org", p.quote(tokens[k].start(), end)))
         spans.append((tokens[k].start(), end, label))
     lower = text.lower()
-    appositive = _APPOSITIVE_CUE.search(lower) is not None
+    appositive = _cue_at(_APPOSITIVE_CUE, lower, ",(", 0)
     for m in _ORG_APPOSITIVE.finditer(text) if appositive else ():
         org = _clean_org(m.group("org"), last=True)
         if org and _looks_like_org(org, loose=True) and not _is_person_span(m, taken):
@@ -1094,7 +1099,7 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> l
         if org and org not in DEPARTMENTS and _looks_like_org(org, loose=True):
             out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
             spans.append((m.start("org"), m.end("org"), org))
-    for m in _ORG_VERB.finditer(text) if _ORG_VERB_CUE.search(lower) else ():
+    for m in _ORG_VERB.finditer(text) if any(c in lower for c in _ORG_VERB_CUES) else ():
         org = _clean_org(m.group("org"), last=True)
         if org and " " not in org and re.search(r"(?:ing|ings|ies|[^s]s)$", org):
             continue  # "Winning can give us", "Memories can give us": a noun, not a name
@@ -1453,6 +1458,30 @@ def _owners_at(text: str, owner: frozenset[str], opener: str) -> list[int]:
             starts.append(lo)
         at = text.find("/", at + 1)
     return starts
+
+
+def _line_starts(text: str) -> list[int]:
+    """Where `^` matches under re.M: the start, and after each newline (only "\\n")."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _cue_at(pattern: re.Pattern, text: str, letters: str, back: int) -> bool:
+    """Whether `pattern.search(text)` finds a match, when every match holds one of
+    `letters` (the only characters re's IGNORECASE takes for them) at most `back`
+    characters after its start: tried only there."""
+    for letter in letters:
+        at = text.find(letter)
+        while at >= 0:
+            for start in range(max(0, at - back), at + 1):
+                if pattern.match(text, start):
+                    return True
+            at = text.find(letter, at + 1)
+    return False
 
 
 def _git_remotes(text: str) -> list:
