@@ -932,3 +932,35 @@ def test_the_cached_public_suffixes_are_the_lists_own(tmp_path, monkeypatch):
         assert cached.publicsuffix(host, accept_unknown=False) == own.publicsuffix(
             host, accept_unknown=False
         ), host
+
+
+def test_the_word_lists_are_cached_once_per_install_for_every_fresh_home(tmp_path, monkeypatch):
+    """Without VYRE_CACHE the lists are kept beside the module's bytecode when bytecode is
+    written, and a second fresh home reads them there instead of scanning the names' data
+    file again; with bytecode off they go to the home's cache only, as before."""
+    import sys
+
+    from vyre.extract import gazetteer
+
+    install = tmp_path / "install"
+    monkeypatch.delenv("VYRE_CACHE", raising=False)
+    monkeypatch.setattr(gazetteer, "cache_from_source", lambda _: str(install / "g.pyc"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setenv("VYRE_HOME", str(tmp_path / "home1"))
+    want = gazetteer._names(gazetteer.MIN_SOURCES, gazetteer.MIN_PEOPLE)
+    assert len(list(install.glob("given-names-*.txt"))) == 2
+    assert not (tmp_path / "home1" / "cache").exists()
+
+    monkeypatch.setenv("VYRE_HOME", str(tmp_path / "home2"))
+    monkeypatch.setattr(gazetteer, "_scan", lambda *_: pytest.fail("scanned again"))
+    assert gazetteer._names(gazetteer.MIN_SOURCES, gazetteer.MIN_PEOPLE) == want
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setenv("VYRE_HOME", str(tmp_path / "home3"))
+    gazetteer._psl.cache_clear()
+    try:
+        gazetteer._psl()
+    finally:
+        gazetteer._psl.cache_clear()
+    assert not list(install.glob("public-suffixes-*.txt"))
+    assert len(list((tmp_path / "home3" / "cache").glob("public-suffixes-*.txt"))) == 1
