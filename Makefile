@@ -11,7 +11,18 @@ $(BIN)/vyre: pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(MAKE) --no-print-directory warm
 	touch $(BIN)/vyre
+
+# What an installed Vyre reads in every process, made once per install as pip does for a
+# wheel (an editable install compiles nothing): the package's bytecode, and beside it the
+# rules' compiled patterns and the word lists (vyre/extract/compiled.py, gazetteer.py), so
+# the first `vyre ingest` does not scan 22 MB of name data before its workers start.
+.PHONY: warm
+warm:
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m compileall -q vyre
+	home=$$(mktemp -d) && env -u PYTHONDONTWRITEBYTECODE -u VYRE_CACHE VYRE_HOME=$$home \
+		$(BIN)/python -c 'from vyre.extract import warm; warm()'; rc=$$?; rm -rf "$$home"; exit $$rc
 
 .PHONY: demo test lint bench browser screenshots
 demo: $(BIN)/vyre
