@@ -87,6 +87,7 @@ sys.pycache_prefix = sys.argv[1]
 sys.dont_write_bytecode = False
 import vyre.ask.personal as personal
 import vyre.extract.rules as rules
+import vyre.learn.distill as distill
 
 def patterns(value):
     if isinstance(value, re.Pattern):
@@ -95,7 +96,7 @@ def patterns(value):
         for item in value:
             yield from patterns(item)
 
-for module in (rules, personal):
+for module in (rules, personal, distill):
     found = [p for v in vars(module).values() for p in patterns(v)]
     same = all(p == re.compile(p.pattern, p.flags) for p in found)
     print(module._patterns.fresh, len(set(found)) > 5, same)
@@ -103,14 +104,15 @@ for module in (rules, personal):
 
 
 def test_the_rules_compile_once_per_install(tmp_path):
-    """The second process builds every pattern of the rules and of the personal facts from
-    the first one's code (none new), each equal to what `re.compile` makes. A pattern whose
-    text changed from process to process (alternatives in a set's order) would be new."""
+    """The second process builds every pattern of the rules, of the personal facts and of the
+    lessons' distiller from the first one's code (none new), each equal to what `re.compile`
+    makes. A pattern whose text changed from process to process (alternatives in a set's
+    order) would be new."""
 
     def run() -> list[str]:
-        return python_prints(RULES_TWICE, str(tmp_path)).split("\n")[:2]
+        return python_prints(RULES_TWICE, str(tmp_path)).split("\n")[:3]
 
     first = [line.split() for line in run()]  # the first compiles and writes
-    assert [int(fresh) > 5 for fresh, *_ in first] == [True, True]
-    assert [rest for _, *rest in first] == [["True", "True"]] * 2
-    assert run() == ["0 True True", "0 True True"]
+    assert [int(fresh) > 5 for fresh, *_ in first] == [True] * 3
+    assert [rest for _, *rest in first] == [["True", "True"]] * 3
+    assert run() == ["0 True True"] * 3

@@ -16,8 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from vyre.extract.compiled import Patterns
 from vyre.learn import checks
 from vyre.learn.shell import parse
+
+_patterns = Patterns.beside(__file__)  # its ~40 patterns cost 0.05 s to compile: once per install
+_re = _patterns.compile
 
 # Programs people name in rules; anything with a flag, in backticks or called "the X command"
 # counts too.
@@ -83,7 +87,7 @@ _NEG = (
     r"(?:nobody|no\s+one)\s+(?:should|may|gets\s+to)|"
     r"no(?=\s+`?[A-Za-z_][\w.:]*!?\(\))|no(?=\s+" + _DOTTED + r"))"
 )
-_NEG_RE = re.compile(rf"(?:^|[\s,;:(])(?P<neg>{_NEG})\s+(?P<rest>.+)$", re.I)
+_NEG_RE = _re(rf"(?:^|[\s,;:(])(?P<neg>{_NEG})\s+(?P<rest>.+)$", re.I)
 # Claude Code's own tools, by the names people use for them
 TOOL_NAMES = {
     "webfetch": "WebFetch",
@@ -137,13 +141,13 @@ NAMED_CHARS = {
 }
 BRANCHES = ("main", "master", "trunk", "develop", "production", "prod", "release", "staging")
 
-_POLITE = re.compile(
+_POLITE = _re(
     r"^(?:(?:ok|okay|hey|so|also|and|but|oh|well|look|listen|note|fyi|ps|important|reminder|"
     r"rule|btw|again|remember|actually|seriously|claude|please|pls|plz|kindly|from now on|"
     r"going forward|in (?:the )?future|for (?:the )?future|one more thing|one thing)[,:!.]?\s+)+",
     re.I,
 )
-_REASON = re.compile(
+_REASON = _re(
     r"\s*(?:[,;:\u2014\u2013(]|\s-\s|\s--\s)?\s*\b(?:because|since|as\s+(?:it|that|this|they|we)|"
     r"it\s+(?:breaks|kills|messes|ruins|causes|triggers|deploys|will|would|is)|that\s+(?:breaks|"
     r"triggers|deploys|will|would)|otherwise|or\s+else|thanks?|thank\s+you|ok\??|okay\??|please|"
@@ -152,12 +156,12 @@ _REASON = re.compile(
     r"that'?s|this\s+is|the\s+\w+\s+(?:bot|team)\s+owns)\b.*$",
     re.I,
 )
-_SCOPE_PROJECT = re.compile(
+_SCOPE_PROJECT = _re(
     r"\b(?:in|for|on|across|inside|within)\s+(?:this|the|our)\s+(?:repo(?:sitory)?|project|"
     r"codebase|code\s*base|workspace|app|folder)\b|\bhere\b|\bin\s+here\b",
     re.I,
 )
-_SCOPE_ALL = re.compile(
+_SCOPE_ALL = _re(
     # "install packages globally" is what is done, not where the rule holds
     r"\b(?:everywhere|anywhere|(?<!packages )(?<!package )(?<!modules )(?<!it )(?<!them )"
     r"globally|in\s+(?:any|every|all)\s+(?:of\s+(?:my|our)\s+)?"
@@ -165,7 +169,7 @@ _SCOPE_ALL = re.compile(
     r"in\s+general|ever\s+again|any\s+project)\b",
     re.I,
 )
-_DOC_SCOPE = re.compile(
+_DOC_SCOPE = _re(
     r"\b(?P<prep>in|inside|within|for|on)\s+(?:the\s+|our\s+|any\s+|all\s+)?"
     r"(?:[a-z]+(?:-[a-z]+)+\s+|(?:public|internal|user|api|developer|customer|product)\s+)?"
     r"(?P<where>docs?|documentation|"
@@ -176,8 +180,8 @@ _DOC_SCOPE = re.compile(
     r"(?!\s+(?:site|website|project|repo|app|server|team))",
     re.I,
 )
-_WORDISH = re.compile(r"^(?:the\s+)?(?:words?|phrases?|terms?|expressions?)\b", re.I)
-_QUOTED = re.compile(
+_WORDISH = _re(r"^(?:the\s+)?(?:words?|phrases?|terms?|expressions?)\b", re.I)
+_QUOTED = _re(
     # an apostrophe inside a word ("don't", "it's") opens and closes no quote
     r"`([^`]+)`|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']{2,})'(?!\w)|"
     r"(?<!\w)\u2018([^\u2019]+)\u2019(?!\w)"
@@ -188,39 +192,37 @@ _FILE_VERBS = (
     r"mess\s+with|mess\s+around\s+with|update|updating|commit\s+changes\s+to|hand-edit|"
     r"manually\s+edit|regenerate|rewrite|reformat|format|add\s+files\s+to"
 )
-_FILE_VERB_RE = re.compile(
+_FILE_VERB_RE = _re(
     rf"^(?:(?:ever|even|directly|manually|again)\s+)*(?:{_FILE_VERBS})\b\s*(?P<obj>.*)$", re.I
 )
-_USE_VERB_RE = re.compile(
+_USE_VERB_RE = _re(
     r"^(?:(?:ever|even|directly|again)\s+)*(?:use|using|uses|used|run|ran|running|runs|call|calling|invoke|invoking|execute|"
     r"executing|type|do|doing|reach\s+for|rely\s+on|go\s+with|install\s+with|try)\b\s*(?P<obj>.*)$",
     re.I,
 )
-_SAY_VERB_RE = re.compile(
+_SAY_VERB_RE = _re(
     r"^(?:(?:ever|even|again)\s+)*(?P<verb>say|saying|write|writing|put|putting|include|including|"
     r"add|adding|mention|use\s+the\s+(?:word|phrase|term|expression)|"
     r"use\s+(?:words?|phrases?)\s+like)\b\s*(?P<obj>.*)$",
     re.I,
 )
-_PUSH_RE = re.compile(
+_PUSH_RE = _re(
     r"^(?:(?:ever|even|directly|again)\s+)*(?P<force>force[- ]?)?push(?:es|ing)?\b(?P<rest>.*)$",
     re.I,
 )
-_COMMIT_RE = re.compile(
-    r"^(?:(?:ever|even|directly|again)\s+)*commit(?:s|ting)?\b(?P<rest>.*)$", re.I
-)
-_FORCE_RE = re.compile(r"\bforce[- ]?push(?:es|ing)?\b|\bpush(?:es|ing)?\s+(?:--force|-f)\b", re.I)
-_BRANCH_RE = re.compile(
+_COMMIT_RE = _re(r"^(?:(?:ever|even|directly|again)\s+)*commit(?:s|ting)?\b(?P<rest>.*)$", re.I)
+_FORCE_RE = _re(r"\bforce[- ]?push(?:es|ing)?\b|\bpush(?:es|ing)?\s+(?:--force|-f)\b", re.I)
+_BRANCH_RE = _re(
     rf"\b(?:to|on|onto|into|at|directly\s+to|straight\s+to)?\s*(?:the\s+)?(?:`)?(?P<b>{'|'.join(BRANCHES)})(?:`)?(?:\s+branch)?\b",
     re.I,
 )
-_PREFER_RE = re.compile(
+_PREFER_RE = _re(
     r"(?:^|\b)(?:(?:we|i)\s+(?:use|prefer|want)\s+|use\s+|prefer\s+|always\s+use\s+|stick\s+(?:to|with)\s+|"
     r"go\s+with\s+|it'?s\s+)?(?P<x>`[^`]+`|[\w.@/+-]+)\s*(?:,\s*)?(?:not|instead\s+of|rather\s+than|over|"
     r"and\s+not|never|,\s*never|not\s+ever)\s+(?P<y>`[^`]+`|[\w.@/+-]+)",
     re.I,
 )
-_ONLY_RE = re.compile(
+_ONLY_RE = _re(
     r"^(?:(?:we|i)\s+(?:use|want)\s+|use\s+)?(?:(?:only|always)\s+(?:use\s+)?(?P<a>`[^`]+`|[\w.@/+-]+)|"
     r"(?P<b>`[^`]+`|[\w.@/+-]+)\s+only)\b"
     r"(?=\s*(?:$|[,.;:!?\u2014\u2013]|\s+(?:here|please|from\s+now|for|in|on|going)\b))",
@@ -232,7 +234,7 @@ _RUN_VERB = (
     r"(?:it\s+|them\s+|everything\s+|the\s+code\s+)?(?:with|using|via))"
 )
 _YOU_HAVE = r"(?:you(?:'ve|\s+have)?\s+)?"
-_AFTER_RE = re.compile(
+_AFTER_RE = _re(
     r"(?:^|\b)(?:always\s+|make\s+sure\s+(?:to|you)\s+|be\s+sure\s+to\s+|remember\s+to\s+|you\s+must\s+|"
     r"please\s+)?(?:"
     + _RUN_VERB
@@ -241,7 +243,7 @@ _AFTER_RE = re.compile(
     r"(?:any\s+|a\s+|the\s+)?(?P<y>.+)|after\s+(?:every|each|any)\s+(?:change|edit)s?)$",
     re.I,
 )
-_AFTER_LEAD_RE = re.compile(
+_AFTER_LEAD_RE = _re(
     r"^(?:after|whenever|when|every\s+time|each\s+time|once)\s+"
     + _YOU_HAVE
     + r"(?:edit|chang|touch|modif|"
@@ -250,7 +252,7 @@ _AFTER_LEAD_RE = re.compile(
     re.I,
 )
 # "whenever something in api/ changes, run X"
-_CHANGES_LEAD_RE = re.compile(
+_CHANGES_LEAD_RE = _re(
     r"^(?:after|whenever|when|once|every\s+time|each\s+time|if)\s+(?:anything|something|a\s+file|"
     r"any\s+file|files?|code)\s+(?:in|under|inside)\s+(?P<y>\S+?)[,]?\s+(?:changes|is\s+changed|"
     r"(?:has\s+)?changed|is\s+edited)[,;:]?\s+(?:always\s+|please\s+)?"
@@ -258,22 +260,22 @@ _CHANGES_LEAD_RE = re.compile(
     + r"\s+(?P<x>.+)$",
     re.I,
 )
-_BEFORE_RE = re.compile(
+_BEFORE_RE = _re(
     r"(?:^|\b)(?:always\s+|make\s+sure\s+(?:to|you)\s+|remember\s+to\s+|you\s+must\s+|please\s+)?"
     r"(?:re-?run|run|execute)\s+(?P<x>.+?)\s+(?:before|prior\s+to|ahead\s+of)\s+(?:you\s+)?(?P<y>.+)$",
     re.I,
 )
-_BEFORE_LEAD_RE = re.compile(
+_BEFORE_LEAD_RE = _re(
     r"^(?:before|prior\s+to)\s+(?:you\s+)?(?P<y>.+?)[,;:]?\s+(?:always\s+|make\s+sure\s+(?:to|you)\s+|"
     r"you\s+must\s+|please\s+)?(?:re-?run|run|execute)\s+(?P<x>.+)$",
     re.I,
 )
-_MUST_PASS_RE = re.compile(
+_MUST_PASS_RE = _re(
     r"^(?P<x>.+?)\s+(?:must|should|have\s+to|has\s+to|need\s+to|needs\s+to)\s+(?:pass|be\s+green|"
     r"succeed|run|be\s+run)\s+(?:before|prior\s+to)\s+(?:you\s+|any\s+|a\s+|every\s+)?(?P<y>.+)$",
     re.I,
 )
-_NO_BEFORE_RE = re.compile(
+_NO_BEFORE_RE = _re(
     r"^(?:never|don'?t|do\s+not)\s+(?P<y>\w+.*?)\s+(?:before|without|until)\s+(?:you\s+(?:have\s+)?)?"
     r"(?:(?:re-?run|run|execute)(?:ning)?\s+)?(?P<x>.+?)(?:\s+(?:pass(?:es)?|first|green|succeeds?))*$",
     re.I,
@@ -379,7 +381,7 @@ _EXT_WORDS = {
     "svelte": "*.svelte",
     "jsx": "*.jsx",
 }
-_RULE_CUE = re.compile(
+_RULE_CUE = _re(
     rf"(?:^|\b){_NEG}\b|\b(?:always|must|make\s+sure|remember\s+to|instead\s+of|rather\s+than|"
     r"only\s+use|prefer|from\s+now\s+on|going\s+forward|every\s+time|whenever|before\s+you|after\s+you|"
     r"we\s+use|stick\s+to|use\s+\S+\s+not|only|(?:re-?run|run)\b.+\b(?:before|after)|alone|"
@@ -390,7 +392,7 @@ _RULE_CUE = re.compile(
     r"any\s+file|files?|code)\s+(?:in|under|inside)\s+\S+\s+(?:changes|is\s+changed|changed)|^when(?:ever)?\s+you\s+(?:edit|chang|touch|modif|updat)\w*)\b",
     re.I,
 )
-_STOP_WORDS = re.compile(
+_STOP_WORDS = _re(
     r"\s+(?:in|on|inside|within|for|when|while|because|since|unless|except|without|anymore|any\s+more|"
     r"ever|again|please|at\s+all|directly|yourself|by\s+hand|manually|by|for\s+now|here|there|files?|folders?|directory|"
     r"directories|dir)\b.*$",
@@ -483,7 +485,7 @@ def _clean(sentence: str) -> str:
 
 # a clause after the rule that comments on it: "— that's the old code", ", it has the keys",
 # "; use the logger"
-_AFTERTHOUGHT = re.compile(
+_AFTERTHOUGHT = _re(
     r"\s+[\u2014\u2013]\s*.*$|\s+-\s+.*$|\s*[\u2014\u2013]\s+.*$|"
     r"\s*[,;]\s*(?:it|they|those|these|that|this|he|she|which|there|use|try|prefer|go\s+with|"
     r"stick\s+(?:to|with)|ask\s+me|add|i|i'm|we|you'll|you\s+can|instead)\b.*$",
@@ -737,7 +739,7 @@ def _phrase_of(obj: str) -> str | None:
 
 # what people call a git or package operation in plain words, as the command that does it
 _ACTIONS: tuple[tuple[re.Pattern[str], dict], ...] = tuple(
-    (re.compile(said + r"\b", re.I), pattern)
+    (_re(said + r"\b", re.I), pattern)
     for said, pattern in (
         (
             r"^(?:delet|remov)\w*\s+(?:a\s+|any\s+|the\s+)?(?:remote|pushed|upstream|"
@@ -773,13 +775,13 @@ _ACTIONS: tuple[tuple[re.Pattern[str], dict], ...] = tuple(
     )
 )
 # "pipe curl into bash", "piping wget to sh"
-_PIPE_RE = re.compile(
+_PIPE_RE = _re(
     r"^pip(?:e|es|ing)\s+(?:the\s+output\s+of\s+)?(?P<a>[\w.-]+)\s+(?:output\s+)?(?:in)?to\s+"
     r"(?:a\s+|the\s+)?(?P<b>sh|bash|zsh|a\s+shell|shell)\b",
     re.I,
 )
 
-_ALONE_RE = re.compile(
+_ALONE_RE = _re(
     r"^(?:please\s+)?(?:leave|let)\s+(?P<obj>.+?)\s+(?:alone|be|as\s+(?:it|they)\s+(?:is|are)|"
     r"as\s+is|untouched|unchanged|the\s+way\s+(?:it|they)\s+(?:is|are))$|"
     r"^(?P<obj2>.+?)\s+(?:is|are)\s+(?:off[- ]limits|read[- ]only|untouchable|sacred|frozen)$",
@@ -787,7 +789,7 @@ _ALONE_RE = re.compile(
 )
 # "X is off limits", "X is not allowed", "X is banned": X is the thing itself, a command or
 # an action ("pushing to main is a no-go")
-_BANNED_RE = re.compile(
+_BANNED_RE = _re(
     r"^(?P<obj>.+?)\s+(?:is|are)\s+(?:(?:strictly|absolutely|totally|completely)\s+)?"
     r"(?:off[- ]limits|forbidden|banned|prohibited|not\s+(?:allowed|ok|okay|permitted)|"
     r"a\s+no[- ]go|verboten|out\s+of\s+the\s+question)$",
@@ -968,7 +970,7 @@ def _negated(text: str, text_scope: bool = False, before: str = "") -> dict | No
 
 
 # a call in code, named with its parentheses: `print()`, console.log(), `dbg!()`
-_CONSTRUCT_RE = re.compile(
+_CONSTRUCT_RE = _re(
     r"^(?:(?:ever|even|leave|leaving|commit|committing|add|adding|write|writing|put|putting|"
     r"use|using|ship|shipping|keep|any|the|stray|more|new)\s+)*`?(?P<c>[A-Za-z_][\w.:]*!?)\(\)`?"
     r"(?=\s|$)",
@@ -976,7 +978,7 @@ _CONSTRUCT_RE = re.compile(
 )
 
 
-_INSTRUMENT_RE = re.compile(
+_INSTRUMENT_RE = _re(
     r"\b(?:with|using|via)\s+(?:the\s+)?(?P<c>`[^`]+`|[\w./-]+(?:\s+[\w./-]+)?\s+--?[\w-]+.*)$",
     re.I,
 )
@@ -1216,3 +1218,6 @@ def _action(text: str) -> dict | None:
     if _is_commandish(raw):
         return _command_pattern(raw)
     return None
+
+
+_patterns.save()  # every pattern above is compiled: keep their code for the next process
