@@ -10,4 +10,3 @@ def test_a_stale_name_in_the_order_stops_the_run(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(pytest.UsageError, match="test_no_such_module") as refused:
         conftest.pytest_collection_modifyitems([])
     assert "test_rules" not in str(refused.value)
-
