@@ -30,6 +30,9 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    # one renderer at a time where Chromium can reuse one: each test's context otherwise
+    # starts two (70 in the module, ~0.1 s of CPU each), and no test runs two pages at once
+    "--renderer-process-limit=1",
 ]
 
 if not os.path.exists(CHROMIUM):  # `make test` installs it; a bare checkout says how
@@ -71,18 +74,36 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, served):
-    deck, _ = served
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+def _watched(context):
+    """A new page of `context` whose console errors and uncaught exceptions are kept."""
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    return page
+
+
+@pytest.fixture(scope="module")
+def signed_in(browser, served):
+    """The cookies of one sign-in, through the sign-in page: each test's context starts with
+    them (a sign-in per test loaded /login and /memory again, ~1 s of Chromium each)."""
+    deck, _ = served
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = _watched(context)
     page.goto(deck.sign_in_url())
     page.wait_for_url("**/memory")
-    page.errors = errors
-    yield page
+    assert page.errors == []
+    state = context.storage_state()
+    context.close()
+    return state
+
+
+@pytest.fixture
+def page(browser, signed_in):
+    """A page in a context of its own, signed in (no page loaded yet)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, storage_state=signed_in)
+    yield _watched(context)
     context.close()
 
 
