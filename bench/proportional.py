@@ -48,7 +48,7 @@ from tests.transcript import Transcript
 from vyre.daemon.protocol import DaemonUnavailable, call
 
 TARGET_GROWTH = 2.0  # the same change on a home ~15x bigger costs at most this many times more
-WINDOW_S = 3.0  # an appended line's work in the daemon: visible, then the main graph after it
+WINDOW_S = 5.0  # a line's work in the daemon: visible, then the main graph (after 3 s quiet)
 CWD = "/home/bench/work/p07"
 
 
