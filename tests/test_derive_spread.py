@@ -104,6 +104,27 @@ def test_a_worker_that_dies_or_fails_costs_only_speed(built_homes, tmp_path, mon
     assert rooms[0] in spread, "the workers derived no room"
 
 
+def test_a_room_that_cannot_be_handed_over_is_derived_by_the_writer(
+    built_homes, tmp_path, monkeypatch, spread
+):
+    with build(built_homes, WORLD, tmp_path / "one", monkeypatch, workers=1) as memory:
+        one = graph(memory)
+        rooms = sorted(r for r in one[1] if r != "*")
+    real = SPREAD.RoomWorkers._job
+
+    def full(self, room):  # the disk full as the room's mentions are written for its worker
+        if room == rooms[1]:
+            self.job_path(room).write_bytes(b"half")
+            raise OSError(28, "No space left on device")
+        return real(self, room)
+
+    monkeypatch.setattr(SPREAD.RoomWorkers, "_job", full)
+    with build(built_homes, WORLD, tmp_path / "two", monkeypatch, workers=2) as memory:
+        assert graph(memory) == one  # the same rows, and no file left behind
+    assert rooms[1] not in spread
+    assert rooms[0] in spread and rooms[2] in spread
+
+
 def test_a_process_with_other_threads_derives_every_room_itself(
     built_homes, tmp_path, monkeypatch, spread
 ):
@@ -167,8 +188,11 @@ def test_a_kill_mid_derive_leaves_no_worker_and_the_graph_whole(world_template, 
         proc.stdout.close()
     assert len(pids) == 2
     wait_for(lambda: not any(alive(pid) for pid in pids), timeout=10)
-    assert len(list(folder.glob("*.tmp-*"))) == 2, "the workers wrote no file"
+    assert len(list(folder.glob("room.*.tmp-*"))) == 2, "the workers wrote no file"
+    waiting = list(folder.glob("mentions.*.tmp-*"))  # rooms handed over, not read yet
+    assert waiting, "no room was waiting for its worker"
+    assert {p.stat().st_mode & 0o777 for p in waiting} == {0o600}  # the user's words
     with Memory(home) as memory:  # a writer removes what the killed derive left
         assert memory.derive().summary() == "memory is up to date"
-        assert graph(memory) == before
+        assert graph(memory) == before  # no file left behind (`leftovers`)
         assert memory.graph_health().ok
