@@ -138,7 +138,7 @@ class RoomWorkers:
         in a file of this user's only."""
         said = self._ledger.mentions(s["id"] for s in self._by_room[room])
         path = self.job_path(room)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as out:
             pickle.dump(said, out, protocol=pickle.HIGHEST_PROTOCOL)
         return room, path
