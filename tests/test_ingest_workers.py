@@ -150,12 +150,12 @@ VICTIM: list[str] = []  # the file whose worker dies (set before the workers are
 PREPARE = WORKERS._prepare
 
 
-def dying(path: str):
-    """A worker's job that kills its process on the victim (named at module level: a job is
-    sent to a worker by name)."""
-    if path in VICTIM:
+def dying(job: int):
+    """A worker's job (a file's index in the list the workers were forked with) that kills
+    its process on the victim (named at module level, as the workers' own function is)."""
+    if WORKERS._paths[job] in VICTIM:
         os._exit(3)  # killed mid-file: the pool breaks, every file left is the writer's
-    return PREPARE(path)
+    return PREPARE(job)
 
 
 def test_a_worker_that_dies_costs_only_speed(corpus, tmp_path, monkeypatch):

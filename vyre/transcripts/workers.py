@@ -10,7 +10,7 @@ transaction and stores the rows. What must stay true:
   only when the writer, in its turn, finds the file is to be read from offset 0 and is the
   file the worker read (device, inode, size, first bytes); otherwise the writer reads the file
   itself. A worker that fails, dies or cannot open a file costs only its speed.
-- Memory stays bounded: at most `WINDOW_BYTES` of files (eight per worker) are read ahead,
+- Memory stays bounded: at most `WINDOW_BYTES` of files (`AHEAD` per worker) are read ahead,
   and a worker's finished rows wait for the writer in its pipe (1 MiB, `_widen`).
 - A worker holds nothing of its parent's but its two pipes: every other inherited descriptor
   (the ledger, the daemon's lock, a socket) is closed as it starts, and it is killed when its
@@ -48,12 +48,19 @@ if TYPE_CHECKING:
 
 MIN_BYTES = 8 << 20
 WINDOW_BYTES = 64 << 20
+# Jobs a worker has on hand: enough that it never runs dry while the writer commits a batch
+# (an FTS flush and a WAL checkpoint, 20-40 ms: eight files were ~10 ms of a worker's work,
+# and both workers then stood idle at every commit).
+AHEAD = 32
 _SIZE = struct.Struct("<Q")  # each message: its length, then its bytes
 _PR_SET_PDEATHSIG = 1
 _PIPE_BYTES = 1 << 20  # Linux's default pipe-max-size for an unprivileged user
 
-# The extractor the workers run: set before they are forked, so it is never pickled.
+# The extractor the workers run and the files they may be sent: set before they are forked,
+# so neither is pickled. A job is a file's index in `_paths`: a few bytes down the pipe
+# however long the path (`AHEAD` jobs always fit a pipe of the smallest size, one page).
 _extract: Extractor | None = None
+_paths: list[str] = []
 
 
 def worker_count(setting: object = None) -> int:
@@ -75,11 +82,11 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _prepare(path: str) -> Prepared | None:
+def _prepare(job: int) -> Prepared | None:
     from vyre.transcripts.ingest import prepare
 
     assert _extract is not None
-    return prepare(path, _extract)
+    return prepare(_paths[job], _extract)
 
 
 @dataclass(slots=True)
@@ -255,15 +262,15 @@ class Readers:
         extract: Extractor,
         warm: Callable[[], object] | None = None,
     ) -> None:
-        self._jobs = deque(jobs)  # not sent yet
+        self._jobs = deque(enumerate(jobs))  # not sent yet, each with its index in `_paths`
         self._ahead = 0  # bytes of the files sent and not taken
         self._pool: Pool | None = None
         count = min(workers, len(jobs))
         if count < 2 or sum(n for _, n in jobs) < MIN_BYTES or not can_fork():
             self._jobs.clear()
             return
-        global _extract
-        _extract = extract
+        global _extract, _paths
+        _extract, _paths = extract, [path for path, _ in jobs]
         if warm is not None:
             warm()  # loaded once here, shared by every worker forked from here
         self._pool = Pool(_prepare, count)
@@ -275,15 +282,15 @@ class Readers:
         return self._pool.workers if self._pool is not None else 0
 
     def _fill(self) -> None:
-        """Send jobs until `WINDOW_BYTES` of files (or eight per worker) are read ahead; a
+        """Send jobs until `WINDOW_BYTES` of files (or `AHEAD` per worker) are read ahead; a
         file bigger than the window goes alone. Each goes to the worker with least to do."""
         pool = self._pool
-        while pool is not None and self._jobs and pool.waiting < 8 * len(pool.live):
-            path, size = self._jobs[0]
+        while pool is not None and self._jobs and pool.waiting < AHEAD * len(pool.live):
+            job, (path, size) = self._jobs[0]
             if pool.waiting and self._ahead + size > WINDOW_BYTES:
                 return
             self._jobs.popleft()
-            if not pool.send(path, path, size):
+            if not pool.send(path, job, size):
                 return
             self._ahead += size
 
@@ -301,8 +308,8 @@ class Readers:
         if self._pool is not None:
             self._pool.close()
         self._jobs.clear()
-        global _extract
-        _extract = None
+        global _extract, _paths
+        _extract, _paths = None, []
 
     def __enter__(self) -> Readers:
         return self
