@@ -52,6 +52,10 @@ WINDOW_S = 5.0  # a line's work in the daemon: visible, then the main graph (aft
 CWD = "/home/bench/work/p07"
 
 
+def _medians(**series: list[float]) -> dict[str, float]:
+    return {name: round(statistics.median(values), 3) for name, values in series.items()}
+
+
 def fresh_ingest(root: Path, env: dict, sessions: int, runs: int) -> dict:
     """A fresh `vyre ingest` after `sessions` new sessions in p07: medians (s)."""
     walls, cpus = [], []
@@ -64,10 +68,7 @@ def fresh_ingest(root: Path, env: dict, sessions: int, runs: int) -> dict:
         if i:
             walls.append(wall)
             cpus.append(cpu)
-    return {
-        "wall_s": round(statistics.median(walls), 3),
-        "cpu_s": round(statistics.median(cpus), 3),
-    }
+    return _medians(wall_s=walls, cpu_s=cpus)
 
 
 def daemon_line(home: Path, root: Path, env: dict, runs: int) -> dict:
@@ -109,10 +110,7 @@ def daemon_line(home: Path, root: Path, env: dict, runs: int) -> dict:
             if i:
                 cpus.append(spent)
                 visible.append(seen)
-        return {
-            "cpu_s": round(statistics.median(cpus), 3),
-            "visible_s": round(statistics.median(visible), 3),
-        }
+        return _medians(cpu_s=cpus, visible_s=visible)
     finally:
         proc.terminate()
         proc.wait(60)
