@@ -36,7 +36,7 @@ import struct
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -154,39 +154,6 @@ class Pool:
             self._window.append((key, weight, worker))
             return True
         return False
-
-    def results(
-        self, keys: Iterable[tuple[str, int]], job: Callable[[str], object], budget: int
-    ) -> Iterator[tuple[str, object | None]]:
-        """Each job's result (None: the caller does that job itself), in the keys' order.
-        Each key ((key, weight)) becomes its job (`job(key)`) when it is sent: one per worker
-        at a time (a job may be too big for the pipe, and a worker busy with its last one
-        would not read it), while the weight of those sent and not taken stays within
-        `budget` (a heavier one goes alone)."""
-        todo = deque(keys)
-        ahead = 0
-
-        def fill() -> None:
-            nonlocal ahead
-            while todo and self.waiting < len(self.live):
-                key, weight = todo[0]
-                if self.waiting and ahead + weight > budget:
-                    return
-                if not self.send(key, job(key), weight):
-                    return
-                todo.popleft()
-                ahead += weight
-
-        fill()
-        while todo or self._window:
-            if not self._window:  # no worker left to send to: the rest are the caller's
-                yield todo.popleft()[0], None
-                continue
-            key, weight = self._window[0][:2]
-            ahead -= weight
-            result = self.take()
-            fill()  # the worker that finished starts its next job while the caller stores
-            yield key, result
 
     def next_job(self) -> tuple[str, int] | None:
         """The job (and its weight) `take` gives the result of next."""
