@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from vyre.extract.gazetteer import fold_name, short_names
@@ -444,3 +444,51 @@ def test_cue_patterns_tried_at_their_letters_find_what_search_finds(bits):
     want = [m.span() for m in rules._SPEAKER.finditer(text)]
     got = [m.span() for m in rules._matches_from(rules._SPEAKER, text, rules._line_starts(text))]
     assert got == want, text
+
+
+# -- the deadline patterns read from their tail: the same matches as reading every word ------
+
+_PHRASE_WORDS = st.sampled_from(
+    [
+        *"the board pack report portal site it Q4 forecast re-do O'Neil's naïve ﬁle x_y 2027 is "
+        "are 's now still due deadline launches ships goes live has have needs must should to be "
+        "ready done shipped by before on for then 14 March 3rd Friday next week".split(),
+        "is due on 14 March",
+        "due by Friday",
+        "has to ship by 3 March",
+        "needs to be ready by then",
+        "must be done before 2027-03-14",
+        "deadline is on Friday for the pack",
+        "launches on 14 March",
+        "goes live next week",
+        "ships by Friday",
+        "wants the pack by Friday",
+    ]
+)
+_GAPS = st.sampled_from([" ", "  ", "\n", "\t", "\u00a0", "\u2003", ", ", ". ", "-", "'", "."])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_PHRASE_WORDS, _GAPS), min_size=1, max_size=40), st.data())
+def test_deadline_patterns_read_from_their_tail_find_the_same_matches(words, data) -> None:
+    from vyre.extract import rules
+
+    text = "".join(w + g for w, g in words)
+    hi = data.draw(st.integers(0, len(text)))
+    # every start a sentence span can have in a word's neighbourhood, and a drawn one
+    los = {i for i in range(len(text)) if i == 0 or not text[i - 1].isalnum()}
+    los.add(data.draw(st.integers(0, len(text))))
+    patterns = [(p, t) for _, _, p, t in rules._DEADLINE_TAILS]
+    patterns.append((rules._BY_THEN, rules._BY_THEN_TAIL))
+    assert any(t is not None for _, t in patterns)
+    found = 0
+    for lo in sorted(los):
+        for end in {hi, len(text)}:
+            for pattern, tail in patterns:
+                want = [(m.span(), m.groupdict()) for m in pattern.finditer(text, lo, end)]
+                got = [
+                    (m.span(), m.groupdict()) for m in rules._finditer(pattern, tail, text, lo, end)
+                ]
+                assert got == want, (pattern.pattern[:60], lo, end)
+                found += len(want)
+    note(f"matches: {found}")

@@ -315,6 +315,38 @@ _BY_THEN = _re(
     r"(?:by|before)\s+then\b",
     re.I,
 )
+
+# A pattern that opens with a noun phrase (`_NP`) tries every word of a sentence as its
+# start; what follows the phrase (its tail, opening with whitespace) is found first instead:
+# a sentence without the tail is not read, and one with it is read from at most the
+# phrase's eight words before the tail's first place (`_phrase_start`). Same matches.
+_NP_LEAD = r"\b" + _NP
+
+
+def _np_tail(pattern: re.Pattern) -> re.Pattern | None:
+    if not pattern.pattern.startswith(_NP_LEAD):
+        return None
+    tail = pattern.pattern[len(_NP_LEAD) :]
+    assert tail.startswith(r"\s"), "a phrase's tail opens with whitespace"
+    return _re(tail, pattern.flags)
+
+
+def _phrase_start(text: str, at: int, lo: int) -> int:
+    r"""The earliest start of an `_NP` that ends just before `at`: back over at most eight
+    runs of its word characters (`[\w'-]`), each after whitespace, never before `lo`."""
+    i = at
+    for run in range(8):
+        while i > lo and (text[i - 1].isalnum() or text[i - 1] in "_'-"):
+            i -= 1
+        if run == 7 or i <= lo or not text[i - 1].isspace():
+            break
+        while i > lo and text[i - 1].isspace():
+            i -= 1
+    return i
+
+
+_DEADLINE_TAILS = [(rule, key, pattern, _np_tail(pattern)) for rule, key, pattern in _DEADLINES]
+_BY_THEN_TAIL = _np_tail(_BY_THEN)
 _CLAUSE_STOPS = words("says said thinks so and but if because when then now also")
 _NP_PREPOSITIONS = words("for from of to with at in on about")
 _NOT_SUBJECTS = words("it this that everything which and")
@@ -1516,10 +1548,10 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
     text = p.text
     days: set = set()
     spans = _cue_sentences(p, _DEADLINE_CUES)
-    for rule, key, pattern in _DEADLINES:
+    for rule, key, pattern, tail in _DEADLINE_TAILS:
         # a sentence without the pattern's own word is not read by it (a cheap first look)
         keyed = [(lo, hi) for lo, hi in spans if key.search(text, lo, hi)]
-        for m in (m for lo, hi in keyed for m in pattern.finditer(text, lo, hi)):
+        for m in (m for lo, hi in keyed for m in _finditer(pattern, tail, text, lo, hi)):
             day = dates.resolve(m, said)
             if day is None or day in days:
                 continue  # one deadline per date and turn: the first rule that read it
@@ -1528,7 +1560,9 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
             quote = p.quote(m.start(), m.end())
             out.append((rule, subject, "thing", "deadline", day.isoformat(), "date", quote))
     then = "then" in text.lower()
-    for m in (m for lo, hi in spans if then for m in _BY_THEN.finditer(text, lo, hi)):
+    for m in (
+        m for lo, hi in spans if then for m in _finditer(_BY_THEN, _BY_THEN_TAIL, text, lo, hi)
+    ):
         lo = p.sentence(m.start())[0]
         earlier = list(dates.DATE_RE.finditer(text, lo, m.end()))
         day = dates.resolve(earlier[-1], said) if earlier else None
@@ -1538,6 +1572,18 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
         subject = _deadline_subject("deadline.by", m.group("subj"))
         quote = p.quote(earlier[-1].start(), m.end())
         out.append(("deadline.by", subject, "thing", "deadline", day.isoformat(), "date", quote))
+
+
+def _finditer(
+    pattern: re.Pattern, tail: re.Pattern | None, text: str, lo: int, hi: int
+) -> Iterator[re.Match]:
+    """`pattern.finditer(text, lo, hi)`, read only from where its tail allows (`_np_tail`)."""
+    if tail is not None:
+        found = tail.search(text, lo, hi)
+        if found is None:
+            return iter(())
+        lo = _phrase_start(text, found.start(), lo)
+    return pattern.finditer(text, lo, hi)
 
 
 def _deadline_subject(rule: str, np: str | None) -> str:
