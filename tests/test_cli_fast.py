@@ -7,9 +7,11 @@ it); a few of those are also run as real processes, which must print the same.""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -144,6 +146,49 @@ def test_a_served_command_reads_the_callers_folder(world_memory, tmp_path):
         assert common.cwd() == str(tmp_path)
         assert common.open_memory() is world_memory
     assert common.cwd() == os.getcwd()
+
+
+def test_served_commands_run_side_by_side_each_printing_its_own(world_memory, tmp_path):
+    """A handed `vyre ingest` that takes long holds up no read command, and what each prints
+    reaches only its own caller (and nothing of theirs the daemon's own streams)."""
+    (tmp_path / "empty").mkdir()
+    reading, release = threading.Event(), threading.Event()
+
+    class SlowIngest:
+        def __getattr__(self, name):
+            return getattr(world_memory, name)
+
+        def ingest(self, root=None, *args, **kwargs):
+            reading.set()
+            assert release.wait(60)
+            return world_memory.ingest(root)
+
+    answers: dict[str, dict] = {}
+
+    def serve(name, argv, memory):
+        answers[name] = served.run(argv, cwd=str(tmp_path), now=WORLD_NOW, memory=memory)
+
+    ingest = threading.Thread(target=serve, args=("ingest", ["ingest", "empty"], SlowIngest()))
+    ingest.start()
+    try:
+        assert reading.wait(60)
+        facts = ["memory", "facts", "--room", "harlow", "--json"]
+        read = threading.Thread(target=serve, args=("read", facts, world_memory))
+        read.start()
+        read.join(60)
+        assert not read.is_alive(), "a read command waited for the handed ingest"
+        assert "ingest" not in answers
+    finally:
+        release.set()
+        ingest.join(60)
+    assert answers["read"]["code"] == 0 and answers["read"]["err"] == ""
+    assert json.loads(answers["read"]["out"]) and "ingested" not in answers["read"]["out"]
+    assert answers["ingest"]["code"] == 0
+    assert answers["ingest"]["out"].startswith("ingested ")
+    assert "read by the running daemon" in answers["ingest"]["err"]
+    assert answers["read"]["out"] not in answers["ingest"]["out"]
+    print("the test's own line")  # not a served command's: its thread has no buffers
+    assert "the test's own line" not in answers["ingest"]["out"] + answers["read"]["out"]
 
 
 def test_the_fast_entry_loads_neither_click_nor_pydantic(world_daemon):

@@ -17,12 +17,15 @@ What must stay true:
   mistake in a served command cannot change memory from here.
 - A served command reads the caller's folder and clock (`common.cwd()`, `config.now()`),
   never the daemon's.
+- Served commands run side by side, each on its connection's thread: what one prints goes to
+  its own buffers (`_Routed`), so a long handed `vyre ingest` holds up no read command.
 """
 
 from __future__ import annotations
 
-import contextlib
+import contextvars
 import io
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -34,7 +37,64 @@ from vyre.cli import common
 from vyre.errors import OwnerOnly
 from vyre.interface import MemoryAPI, operations
 
-_one_run = threading.Lock()  # stdout is the process's: one served command prints at a time
+# The buffers of the served command running on this thread (a thread starts with none)
+_buffers: contextvars.ContextVar[tuple[io.StringIO, io.StringIO] | None] = contextvars.ContextVar(
+    "served_buffers", default=None
+)
+_installing = threading.Lock()
+
+
+class _Routed(io.TextIOBase):
+    """sys.stdout (or sys.stderr) of a daemon that serves commands: what a served command
+    prints goes to its own buffer, anything else to the stream this replaced. It has no
+    `buffer`, so click writes text to it as it does to a StringIO (and never caches a
+    binary writer of one command's stream for the next)."""
+
+    def __init__(self, replaced: Any, which: int) -> None:
+        self._replaced, self._which = replaced, which
+
+    def _now(self) -> Any:
+        buffers = _buffers.get()
+        return buffers[self._which] if buffers is not None else self._replaced
+
+    def write(self, text: str) -> int:
+        stream = self._now()
+        return len(text) if stream is None else stream.write(text)
+
+    def flush(self) -> None:
+        stream = self._now()
+        if stream is not None:
+            stream.flush()
+
+    def isatty(self) -> bool:
+        stream = self._now()
+        return stream is not None and stream.isatty()
+
+    def fileno(self) -> int:
+        stream = self._now()
+        if stream is None:
+            raise io.UnsupportedOperation("fileno")
+        return stream.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._now(), "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str:  # type: ignore[override]
+        return getattr(self._now(), "errors", None) or "strict"
+
+
+def _route_streams() -> None:
+    """sys.stdout and sys.stderr as `_Routed`, once (again if something replaced them)."""
+    with _installing:
+        if not isinstance(sys.stdout, _Routed):
+            sys.stdout = _Routed(sys.stdout, 0)
+        if not isinstance(sys.stderr, _Routed):
+            sys.stderr = _Routed(sys.stderr, 1)
 
 
 def served_command(argv: list[str]) -> bool:
@@ -89,15 +149,14 @@ def run(argv: list[str], *, cwd: str, now: str | None, memory: MemoryAPI) -> dic
         return None
     from vyre.cli.main import cli
 
+    _route_streams()
     out, err = io.StringIO(), io.StringIO()
-    with (
-        _one_run,
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-        common.serving(_ReadOnly(memory), Path(cwd)),
-        config.clock(now),
-    ):
-        code = _main(cli, argv)
+    token = _buffers.set((out, err))
+    try:
+        with common.serving(_ReadOnly(memory), Path(cwd)), config.clock(now):
+            code = _main(cli, argv)
+    finally:
+        _buffers.reset(token)
     return {"out": out.getvalue(), "err": err.getvalue(), "code": code}
 
 
