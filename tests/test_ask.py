@@ -490,6 +490,38 @@ def test_personal_facts_are_found_once_at_ingest_and_follow_their_turns(life):
     assert life.ask("who is my physio?", cwd=HOME_DIR).answer.startswith("Your physio is Dr. Osei")
 
 
+def test_personal_facts_of_a_read_in_many_batches_are_found_batch_by_batch(tmp_path, monkeypatch):
+    """Each batch of a read finds its turns' facts in its own transaction (beside the
+    workers, not after the read): the same rows as one batch finds, and none left to read."""
+    import importlib
+
+    from vyre.ask import personal
+
+    ingest = importlib.import_module("vyre.transcripts.ingest")
+    monkeypatch.setenv("VYRE_NOW", NOW)
+
+    def said(home, batch: int) -> list[tuple]:
+        monkeypatch.setattr(ingest, "BATCH_FILES", batch)
+        with _personal_home(tmp_path / "projects", home) as memory:
+            assert not personal._behind(memory.ledger)
+            return memory.ledger.db.execute(
+                "SELECT turn, session, seq, who, attr, value, at, quote, ts, rule "
+                "FROM personal_said ORDER BY rowid"
+            ).fetchall()
+
+    whole = said(tmp_path / "whole", 200)
+    found: list[int] = []
+    real = personal.index_in
+
+    def noting(ledger, db):
+        found.append(db.execute("SELECT count(*) FROM personal_said").fetchone()[0])
+        real(ledger, db)
+
+    monkeypatch.setattr(personal, "index_in", noting)
+    assert said(tmp_path / "apart", 1) == whole
+    assert len(found) == 3 and found[0] < found[-1]  # one per file, each after the last
+
+
 def test_a_ledger_ingested_before_personal_facts_were_kept_is_read_on_the_first_question(
     tmp_path, vyre_home, monkeypatch
 ):

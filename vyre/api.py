@@ -305,8 +305,10 @@ class Memory:
                 paths=[Path(p) for p in paths] if paths is not None else None,
                 workers=worker_count(config.settings().get("ingest.workers")),
                 warm=warm,
+                # the person's own facts, found once per new turn, in its batch's transaction
+                each_batch=lambda db: personal.index_in(self.ledger, db),
             )
-            personal.index(self.ledger)  # the person's own facts, found once per new turn
+            personal.index(self.ledger)  # the turns another process stored meanwhile
             self.planner.touched(report.sessions)
             if self._owner:
                 self._wrote.update(report.sessions)

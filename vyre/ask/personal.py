@@ -324,6 +324,13 @@ def index(ledger: Ledger) -> bool:
     return True
 
 
+def index_in(ledger: Ledger, db: sqlite3.Connection) -> None:
+    """`index` in a write transaction the caller holds (each batch of an ingest: the facts
+    of a big read are found as it goes, beside its workers, not after it)."""
+    if _behind(ledger):
+        _index(ledger, db)
+
+
 def _behind(ledger: Ledger) -> bool:
     db = ledger.db
     if ledger.meta("personal.version") != RULES_VERSION:

@@ -103,10 +103,12 @@ def ingest(
     paths: list[Path] | None = None,
     workers: int = 1,
     warm: Callable[[], object] | None = None,
+    each_batch: Callable[[sqlite3.Connection], object] | None = None,
 ) -> IngestReport:
     """Read new lines under root (or only `paths`, when a watcher knows what changed). With
     `workers` > 1, a big batch's new files are read by that many processes ahead of this one,
-    which writes (`workers.py`); `warm` loads the rules before they are forked."""
+    which writes (`workers.py`); `warm` loads the rules before they are forked. `each_batch`
+    runs in each batch's transaction once its turns are stored (while the workers read on)."""
     given = Path(root).expanduser()
     if not given.is_dir():
         raise MissingRoot(f"no Claude Code projects folder at {given}")
@@ -140,6 +142,8 @@ def ingest(
                     )
                     done += 1
                 ledger.index_turns(db)
+                if each_batch is not None:
+                    each_batch(db)
             if progress:
                 progress(done)
     return report
