@@ -74,3 +74,32 @@ def test_a_store_that_has_a_later_number_still_gets_an_earlier_one_landed_after_
     kinds = dict(ledger.db.execute("SELECT name, kind FROM table_kinds"))
     assert kinds["projects"] == "user" and kinds["turns"] == "source"
     ledger.close()
+
+
+def test_a_message_head_is_found_by_the_index_of_text_turns_alone(tmp_path):
+    """The lookup that joins a later line of an assistant message to its first turn reads
+    the partial index (m019), not the whole table: a full scan per line would make every
+    append cost as much as the ledger is long."""
+    from vyre.transcripts.ingest import MESSAGE_HEAD
+
+    ledger = Ledger(tmp_path / "vyre.db")
+    plan = " ".join(
+        r[-1] for r in ledger.db.execute("EXPLAIN QUERY PLAN " + MESSAGE_HEAD, ("s", "m"))
+    )
+    assert "USING INDEX turns_msg_text" in plan
+    rows = [
+        ("s", 1, "assistant", "agent", "text", "first", "m1"),
+        ("s", 2, "assistant", "agent", "tool_use", "Bash: ls", "m1"),
+        ("s", 3, "user", "person", "text", "hello", None),
+    ]
+    ledger.db.executemany(
+        "INSERT INTO turns (session, seq, role, by, kind, text, msg) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    indexed = ledger.db.execute(
+        "SELECT count(*) FROM turns INDEXED BY turns_msg_text "
+        "WHERE kind = 'text' AND msg IS NOT NULL"
+    ).fetchone()[0]
+    assert indexed == 1  # only the message's text turn
+    assert ledger.db.execute(MESSAGE_HEAD, ("s", "m1")).fetchone()[1:3] == (1, "first")
+    ledger.close()

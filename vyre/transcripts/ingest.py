@@ -636,6 +636,13 @@ def _write_turns(
     _upsert_session(db, session, meta)
 
 
+# The first text turn of a message stored earlier: `kind = 'text'` lets SQLite use the
+# partial index of those turns (m019), which holds nothing else.
+MESSAGE_HEAD = (
+    "SELECT id, seq, text, ts, uuids FROM turns WHERE session = ? AND msg = ? AND kind = 'text'"
+)
+
+
 def _merge_assistant_messages(
     db: sqlite3.Connection | None, session: str, turns: list[Draft], continued: bool
 ) -> None:
@@ -655,15 +662,7 @@ def _merge_assistant_messages(
             head.text += "\n\n" + d.text
             head.uuids = _joined(head.uuids, d.uuids)
             continue
-        row = (
-            continued
-            and db is not None
-            and db.execute(
-                "SELECT id, seq, text, ts, uuids FROM turns "
-                "WHERE session = ? AND msg = ? AND kind = 'text'",
-                (session, d.msg),
-            ).fetchone()
-        )
+        row = continued and db is not None and db.execute(MESSAGE_HEAD, (session, d.msg)).fetchone()
         if row and db is not None:  # continues a message stored earlier: update it there
             d.seq, d.ts, d.text = row[1], row[3], row[2] + "\n\n" + d.text
             d.uuids = _joined(row[4], d.uuids)
