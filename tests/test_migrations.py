@@ -103,3 +103,24 @@ def test_a_message_head_is_found_by_the_index_of_text_turns_alone(tmp_path):
     assert indexed == 1  # only the message's text turn
     assert ledger.db.execute(MESSAGE_HEAD, ("s", "m1")).fetchone()[1:3] == (1, "first")
     ledger.close()
+
+
+def test_the_stale_recall_sessions_are_found_without_reading_every_session(tmp_path):
+    """Each ingest asks which sessions' recall documents went stale: the partial index of
+    those (m020) answers it, so a line in a big home does not scan all its sessions."""
+    from vyre.ledger import search
+
+    ledger = Ledger(tmp_path / "vyre.db")
+    plans = {
+        sql: " ".join(r[-1] for r in ledger.db.execute("EXPLAIN QUERY PLAN " + sql, args))
+        for sql, args in ((search.STALE_OR_NEW, (0,)), (search.ANY_STALE, ()))
+    }
+    assert all("recall_sessions_dirty" in plan for plan in plans.values()), plans
+    assert not any("SCAN recall_sessions" in plan for plan in plans.values()), plans
+    ledger.db.executemany(
+        "INSERT INTO recall_sessions (session, scope, dirty) VALUES (?, 'all', ?)",
+        [("a", 0), ("b", 1), ("c", 0)],
+    )
+    assert [r[1] for r in ledger.db.execute(search.STALE_OR_NEW, (0,))] == ["b"]
+    assert ledger.db.execute(search.ANY_STALE).fetchone() == (1,)
+    ledger.close()

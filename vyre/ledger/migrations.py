@@ -544,6 +544,12 @@ DROP INDEX IF EXISTS turns_msg;
 CREATE INDEX turns_msg_text ON turns (session, msg) WHERE kind = 'text' AND msg IS NOT NULL;
 """
 
+M020_RECALL_DIRTY = """
+-- The sessions whose recall documents went stale, found without reading every session's row:
+-- each ingest asks for them (one line in the daemon at 30,000 sessions scanned them all).
+CREATE INDEX recall_sessions_dirty ON recall_sessions (dirty) WHERE dirty = 1;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_corrections", M002_CORRECTIONS),
@@ -561,4 +567,5 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m018_room_names", M018_ROOM_NAMES),
     ("m017_room_plan", M017_ROOM_PLAN),
     ("m019_message_heads", M019_MESSAGE_HEADS),
+    ("m020_recall_dirty", M020_RECALL_DIRTY),
 ]

@@ -99,6 +99,15 @@ def scope_text(session: str, cwd: str | None) -> str:
 # -- keeping it up to date ---------------------------------------------------------------------
 
 
+# The sessions an index_new writes: the stale ones (their partial index, m020) and those with
+# new turns (by rowid range, then by the session's own index): never a scan of every session.
+STALE_OR_NEW = (
+    "SELECT no, session, scope, places, dirty FROM recall_sessions WHERE dirty = 1 "
+    "OR session IN (SELECT DISTINCT session FROM turns NOT INDEXED WHERE id > ?)"
+)
+ANY_STALE = "SELECT 1 FROM recall_sessions WHERE dirty = 1 LIMIT 1"
+
+
 def index_new(db: sqlite3.Connection) -> int:
     """Index every searched turn stored since the last call (all of them the first time, so
     a ledger from before this index catches up on its next ingest). Sessions whose documents
@@ -118,11 +127,7 @@ def index_new(db: sqlite3.Connection) -> int:
     ).fetchall()
     known = {
         session: [no, scope, places, dirty]
-        for no, session, scope, places, dirty in db.execute(
-            "SELECT no, session, scope, places, dirty FROM recall_sessions WHERE dirty = 1 "
-            "OR session IN (SELECT DISTINCT session FROM turns NOT INDEXED WHERE id > ?)",
-            (mark,),
-        )
+        for no, session, scope, places, dirty in db.execute(STALE_OR_NEW, (mark,))
     }
     cwds: dict[str, str | None] = {}
     for _, session, _, _, cwd in rows:
@@ -213,9 +218,7 @@ def behind(db: sqlite3.Connection) -> bool:
 
 
 def _dirty(db: sqlite3.Connection) -> bool:
-    return (
-        db.execute("SELECT 1 FROM recall_sessions WHERE dirty = 1 LIMIT 1").fetchone() is not None
-    )
+    return db.execute(ANY_STALE).fetchone() is not None
 
 
 def _meta(db: sqlite3.Connection, key: str) -> str | None:
