@@ -18,11 +18,12 @@ ENGINES = ["ladybug", "kuzu"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("check", ["canary", "parameters", "second_writer"])
+@pytest.mark.parametrize("check", ["canary", "parameters", "second_writer", "edits"])
 def test_engine_check(engine, check):
     """canary: ladybug 0.21+ answered re-executed parameterised 2-hop queries wrongly from
     its plan cache; the adapter turns it off. parameters: a query's $names must equal the
-    parameters. second_writer: a second read-write open is refused with GraphBusy."""
+    parameters. second_writer: a second read-write open is refused with GraphBusy. edits: a
+    room's file changed in place by what changed holds what the file written whole holds."""
     run = subprocess.run(
         [sys.executable, "-m", "tests.engine_checks", check, engine],
         cwd=ROOT,

@@ -16,6 +16,7 @@ import contextlib
 import functools
 import gc
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -66,19 +67,39 @@ if TYPE_CHECKING:  # asking, learning, reading and the models (pydantic) load wh
     from vyre.rooms.stored_plan import StoredPlan
 
 F = TypeVar("F", bound=Callable[..., Any])
+# rows of the rooms' files the daemon keeps as it wrote them (`GraphStore(keep_written=)`,
+# ~0.2 KiB a row): the busiest room of the 30,000-session home (~60,000 rows) with room to spare
+KEEP_WRITTEN_ROWS = 120_000
+
+
+_gc_lock = threading.Lock()
+_gc_held = 0  # threads inside `no_cycle_collection` now
+_gc_was_on = False  # whether the collector ran when the first of them came in
 
 
 @contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Ingest makes millions of short-lived, acyclic objects (parsed records); the cycle
-    collector would walk them again and again for nothing. Reference counting frees them."""
-    enabled = gc.isenabled()
-    gc.disable()
+def no_cycle_collection() -> Iterator[None]:
+    """Ingest makes millions of short-lived, acyclic objects (parsed records), and a derive's
+    rows, a room's view and a file's columns hold no cycles either: the cycle collector would
+    walk them again and again for nothing (reference counting frees them). In the daemon it
+    costs more the bigger the home: each young container it walks touches every old object
+    it refers to, and those lie all over a heap of the home's size (the main graph's derive
+    at 30,000 sessions 41 -> 23 ms of CPU). Threads may be inside at once (the daemon's
+    watcher and its main graph's thread): the collector is off until the last one leaves,
+    then as it was when the first came in."""
+    global _gc_held, _gc_was_on
+    with _gc_lock:
+        if _gc_held == 0:
+            _gc_was_on = gc.isenabled()
+            gc.disable()
+        _gc_held += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _gc_lock:
+            _gc_held -= 1
+            if _gc_held == 0 and _gc_was_on:
+                gc.enable()
 
 
 def _owner_only(method: F) -> F:
@@ -178,7 +199,10 @@ class Memory:
         anything reads it."""
         if self._store is None:
             pool = config.settings().get("graph.buffer_pool_mib")
-            store = GraphStore(self._graph_folder(), self._engine, pool_mib=pool)
+            # the owner (the daemon) writes the same rooms again and again: it keeps what it
+            # wrote of them, so a new line changes a copy of its room's file by what changed
+            keep = KEEP_WRITTEN_ROWS if self._owner else 0
+            store = GraphStore(self._graph_folder(), self._engine, pool_mib=pool, keep_written=keep)
             self._store = store
             moved = health.old_layout(store)
             found = health.look(self.ledger, store)
@@ -296,7 +320,7 @@ class Memory:
 
         self._rules_current()
         started = time.perf_counter()
-        with _no_cycle_collection():
+        with no_cycle_collection():
             report = ingest(
                 self.ledger,
                 Path(root) if root else config.projects_root(),
@@ -325,7 +349,7 @@ class Memory:
         # a reader's views are replaced as each room is written, never read back from files
         written = self._reader.publish if self._reader is not None else None
         main = main and not self.main_later
-        with _no_cycle_collection():  # a derive's rows hold no cycles either
+        with no_cycle_collection():  # a derive's rows hold no cycles either
             report = derive(
                 self.ledger,
                 self.store,

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 
 from vyre import config
-from vyre.api import Memory
+from vyre.api import Memory, no_cycle_collection
 from vyre.graph import RoomRows
 from vyre.rooms.pipeline import LaterFiles, main_job, record_rows, write_rows
 
@@ -98,13 +98,14 @@ class MainGraph:
         if job is None:
             self._serve(covers)
             return False
-        rows = job.rows()
 
         def publish(rows: RoomRows) -> None:
             memory.reader.publish(rows)
             self._serve(covers)
 
-        stamp = write_rows(memory.store, rows, publish)
+        with no_cycle_collection():  # the rows, their view and the file's columns: no cycles
+            rows = job.rows()
+            stamp = write_rows(memory.store, rows, publish)
         recording = time.perf_counter()
         with self._writer:
             record_rows(memory.ledger, rows, stamp)
@@ -167,7 +168,8 @@ class MainGraph:
             while (item := self._files.take()) is not None:
                 rows, given = item
                 try:
-                    stamp = memory.store.replace_room(rows)  # off the writer's lock
+                    with no_cycle_collection():
+                        stamp = memory.store.replace_room(rows)  # off the writer's lock
                 except BaseException:
                     self._files.done(rows.room)
                     raise  # the room is derived again: its record is the old file's

@@ -1,8 +1,9 @@
 """The memory graph: a folder holding one engine file per room, each written whole.
 
 What must stay true:
-- A room's file is written from nothing into a temporary file, closed (the engine
-  checkpoints it), flushed to disk and renamed over the old one. A file in use is never
+- A room's file is written from nothing (or, by the daemon, as a copy of the file it
+  wrote last, changed by what changed: `replace_room`) into a temporary file, closed (the
+  engine checkpoints it), flushed to disk and renamed over the old one. A file in use is never
   written again, so a kill at any moment leaves each room's old file or its new one, whole.
   (Both engines lose committed rows, or crash the process that opens the file, when killed
   during a checkpoint of a file they write in place: issue 7.)
@@ -21,8 +22,11 @@ import contextlib
 import fcntl
 import functools
 import json
+import operator
 import os
+import shutil
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -167,10 +171,17 @@ class GraphStore:
         *,
         write: bool = True,
         pool_mib: int | None = None,
+        keep_written: int = 0,
     ):
+        """`keep_written`: keep the rows of the files this store writes, up to about this
+        many rows in all (the rooms written longest ago let go first), so the next write of
+        such a room changes a copy of its file by what changed (`replace_room`)."""
         self.folder = Path(folder)
         self.name = engine or engine_name()
         self.pool_mib = pool_mib
+        self._keep_written = keep_written
+        self._written: dict[str, _Written] = {}  # room -> its file as written, oldest first
+        self._written_lock = threading.Lock()  # the daemon writes rooms from two threads
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._inputs: dict[str, MainInput] | None = None
         self._lock = None
@@ -213,8 +224,26 @@ class GraphStore:
     # -- writes -----------------------------------------------------------------------------
 
     def replace_room(self, rows: RoomRows) -> str:
-        """Write a room's file anew; returns its stamp."""
-        return self.put_in_place(rows.room, self.write_temp(rows))
+        """Write a room's file anew; returns its stamp. A store that keeps what it wrote
+        (`keep_written`, the daemon's) and finds the room's file as it left it changes a copy
+        of that file by what changed instead, when that is little (`_edited`): a new line of
+        a room of 5,000 facts costs its few rows, not the room's."""
+        self._writable()
+        one_kind_per_entity(rows.facts)
+        held = self._take_written(rows.room)
+        now = _Written.of(rows) if self._keep_written else None
+        temp = None
+        if held is not None and now is not None and held.stamp == self.stamp(rows.room):
+            temp = self._edited(held, now, rows)
+        edits = held.edits + 1 if temp is not None and held is not None else 0
+        if temp is None:
+            temp = self._whole(rows)
+        stamp = self.put_in_place(rows.room, temp)
+        if now is not None:
+            now.stamp, now.edits = stamp, edits
+            now.whole = held.whole if edits and held is not None else _size(stamp)
+            self._keep(rows.room, now)
+        return stamp
 
     def write_temp(self, rows: RoomRows, *, one_commit: bool = False) -> Path:
         """A room's file written whole under a temporary name of this process (a worker
@@ -230,7 +259,9 @@ class GraphStore:
         always commits table by table."""
         self._writable()
         one_kind_per_entity(rows.facts)
+        return self._whole(rows, one_commit)
 
+    def _whole(self, rows: RoomRows, one_commit: bool = False) -> Path:
         def fill(engine: Engine) -> None:
             head = {_VERSION: SCHEMA_VERSION, _digest_key(rows.room): rows.digest}
             _load_rows(engine, rows.facts, rows.evidence, head)
@@ -252,9 +283,85 @@ class GraphStore:
     def put_in_place(self, room: str, temp: Path) -> str:
         """A file `write_temp` wrote, renamed over the room's; returns its stamp."""
         self._writable()
+        self._take_written(room)  # another file now: what was kept of the old one goes
         os.replace(temp, self.path(room))
         _fsync(self.folder)
         return self.stamp(room) or ""
+
+    def _take_written(self, room: str) -> _Written | None:
+        with self._written_lock:
+            return self._written.pop(room, None)
+
+    def _keep(self, room: str, written: _Written) -> None:
+        with self._written_lock:
+            self._written[room] = written
+            held = sum(w.rows for w in self._written.values())
+            while held > self._keep_written and len(self._written) > 1:
+                held -= self._written.pop(next(iter(self._written))).rows
+            if held > self._keep_written:  # a room bigger than the bound on its own
+                self._written.clear()
+
+    def _edited(self, held: _Written, now: _Written, rows: RoomRows) -> Path | None:
+        """A copy of the room's file (as `held` says it holds) changed to hold `rows`, under
+        a temporary name; None when that is not the cheaper way or cannot be done: a change
+        of more than `_EDIT_SHARE` of the rows, an entity gone (an engine deletes no node of
+        a table whose edges are stored one way) or a file grown well past its size when last
+        written whole (deleted rows leave room behind)."""
+        if held.entities.keys() - now.entities.keys():
+            return None
+        if _size(held.stamp) > 2 * held.whole + (1 << 20):
+            return None
+        facts = [f for fid, f in now.facts.items() if not _same_fact(held.facts.get(fid), f)]
+        gone = [fid for fid in held.facts if fid not in now.facts]
+        # a fact's evidence rows are written again whole: when they changed, or when the
+        # fact came or went (an evidence row carries its fact's relation, '' without one)
+        moved = {f.id for f in facts if f.id not in held.facts} | set(gone)
+        evidence = {
+            fid
+            for fid, said in now.evidence.items()
+            if not _same_rows(held.evidence.get(fid), said)
+        }
+        evidence.update(fid for fid in held.evidence if fid not in now.evidence or fid in moved)
+        kinds = {eid: kind for eid, kind in now.entities.items() if held.entities.get(eid) != kind}
+        changed = len(facts) + len(gone) + len(kinds) + len(evidence)
+        if changed > _EDIT_SHARE * max(1, len(now.facts) + len(now.evidence)):
+            return None
+        live = self.path(rows.room)
+        temp = self.temp_path(rows.room, os.getpid())
+        remove(temp)
+        shutil.copyfile(live, temp)
+        new_ids = [eid for eid in kinds if eid not in held.entities]
+        known = [(eid, kind) for eid, kind in kinds.items() if eid in held.entities]
+        rel_of = {f.id: f.rel for f in rows.facts}
+        said = [e for fid in sorted(evidence) for e in now.evidence.get(fid, ())]
+        engine = Engine(temp, self.name, pool=buffer_pool(live.stat().st_size, self.pool_mib))
+        try:
+            dropped = sorted({f.id for f in facts if f.id in held.facts} | set(gone))
+            if dropped:
+                engine.execute(
+                    "MATCH ()-[f:FACT]->() WHERE f.id IN $ids DELETE f", {"ids": dropped}
+                )
+            if evidence:
+                engine.execute(
+                    "MATCH ()-[e:EVIDENCE]->() WHERE e.fact IN $ids DELETE e",
+                    {"ids": sorted(evidence)},
+                )
+            if known:
+                engine.execute(
+                    "UNWIND $rows AS r MATCH (m:Entity {id: r.id}) SET m.kind = r.kind",
+                    {"rows": [{"id": eid, "kind": kind} for eid, kind in known]},
+                )
+            _load_columns(engine, new_ids, [kinds[eid] for eid in new_ids], facts, said, rel_of)
+        except BaseException:
+            engine.close()
+            remove(temp)
+            raise
+        engine.close()  # checkpoints: the copy is whole from here
+        for extra in engine_files(temp):
+            if extra != temp:
+                extra.unlink()
+        _fsync(temp)
+        return temp
 
     def keep_input(self, given: MainInput) -> None:
         """Keep what the main graph reads from a room in `input.<room>.json` beside the
@@ -274,6 +381,7 @@ class GraphStore:
 
     def drop_room(self, room: str) -> None:
         self._writable()
+        self._take_written(room)
         remove(self.path(room))
         self._input_path(room).unlink(missing_ok=True)
         if self._inputs is not None:
@@ -281,6 +389,7 @@ class GraphStore:
 
     def discard(self, room: str) -> None:
         """Delete a room's file that is not what was written (it is derived again)."""
+        self._take_written(room)
         remove(self.path(room))
 
     def _write(
@@ -450,6 +559,64 @@ class GraphStore:
         return sorted(out, key=repr)
 
 
+# A change of more than this share of a file's rows is written whole: bulk-loading a file
+# costs little more than changing a big part of a copy.
+_EDIT_SHARE = 0.25
+# what a fact edge holds (its kinds are its ends' Entity rows)
+_fact_values = operator.attrgetter(
+    "id", "room", "subject", "subject_label", "rel", "object", "object_label", "confidence",
+    "source", "valid_from", "valid_to", "seen", "sessions", "rules", "status",
+)  # fmt: skip
+
+
+def _same_fact(old: FactRow | None, new: FactRow) -> bool:
+    return old is new or (old is not None and _fact_values(old) == _fact_values(new))
+
+
+def _same_rows(old: list[EvidenceRow] | None, new: list[EvidenceRow]) -> bool:
+    return (
+        old is not None
+        and len(old) == len(new)
+        and all(a is b or a == b for a, b in zip(old, new, strict=True))
+    )
+
+
+def _size(stamp: str) -> int:
+    return int(stamp.split(":", 1)[0]) if stamp else 0
+
+
+@dataclass
+class _Written:
+    """A file as the store wrote it: its rows by fact (the objects written: a derive hands
+    unchanged rows out again, so most compare by identity), its Entity rows, its stamp, how
+    many times a copy of it was changed since it was last written whole, and that size."""
+
+    facts: dict[str, FactRow]
+    evidence: dict[str, list[EvidenceRow]]  # fact id -> its rows
+    entities: dict[str, str]
+    rows: int
+    stamp: str = ""
+    edits: int = 0
+    whole: int = 0
+
+    @classmethod
+    def of(cls, rows: RoomRows) -> _Written:
+        evidence: dict[str, list[EvidenceRow]] = {}
+        for e in rows.evidence:
+            held = evidence.get(e.fact)
+            if held is None:
+                evidence[e.fact] = [e]
+            else:
+                held.append(e)
+        head = {_VERSION: SCHEMA_VERSION, _digest_key(rows.room): rows.digest}
+        return cls(
+            {f.id: f for f in rows.facts},
+            evidence,
+            _entities(rows.facts, rows.evidence, head),
+            len(rows.facts) + len(rows.evidence),
+        )
+
+
 def _take_lock(path: Path) -> IO[str]:
     """A POSIX lock, as the engines take on their files: it dies with its process, and it is
     the process's (a second store in the same process, as in tests, is not refused)."""
@@ -512,18 +679,38 @@ def one_kind_per_entity(facts: list[FactRow]) -> None:
         f.subject_kind, f.object_kind = kinds[f.subject], kinds[f.object]
 
 
-def _load_rows(
-    engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow], head: dict[str, str]
-) -> None:
-    """The rows, after the file's own values (`head`: Entity rows of ids no entity has)."""
+def _entities(facts: list[FactRow], evidence: list[EvidenceRow], head: dict[str, str]) -> dict:
+    """A file's Entity rows (id -> kind): its own values (`head`: ids no entity has), then
+    every fact's ends and every evidence row's subject, each with the first kind it has."""
     entities = dict(head)
     for f in facts:
         entities.setdefault(f.subject, f.subject_kind)
         entities.setdefault(f.object, f.object_kind)
     for e in evidence:
         entities.setdefault(e.subject, "")  # evidence of a fact corrections took away
+    return entities
+
+
+def _load_rows(
+    engine: Engine, facts: list[FactRow], evidence: list[EvidenceRow], head: dict[str, str]
+) -> None:
+    """The rows, after the file's own values (`head`: Entity rows of ids no entity has)."""
+    entities = _entities(facts, evidence, head)
     rel_of = {f.id: f.rel for f in facts}
-    _put(engine, "Entity", {"id": list(entities), "kind": list(entities.values())})
+    _load_columns(engine, list(entities), list(entities.values()), facts, evidence, rel_of)
+
+
+def _load_columns(
+    engine: Engine,
+    ids: list[str],
+    kinds: list[str],
+    facts: list[FactRow],
+    evidence: list[EvidenceRow],
+    rel_of: dict[str, str],
+) -> None:
+    """Entity rows (`ids`, `kinds`), then fact and evidence edges between them (an evidence
+    row carries its fact's relation: `rel_of`)."""
+    _put(engine, "Entity", {"id": ids, "kind": kinds})
     _put(
         engine,
         "FACT",
