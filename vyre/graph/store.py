@@ -334,9 +334,9 @@ class GraphStore:
         known = [(eid, kind) for eid, kind in kinds.items() if eid in held.entities]
         rel_of = {f.id: f.rel for f in rows.facts}
         said = [e for fid in sorted(evidence) for e in now.evidence.get(fid, ())]
-        engine = Engine(temp, self.name, pool=buffer_pool(live.stat().st_size, self.pool_mib))
-        try:
-            dropped = sorted({f.id for f in facts if f.id in held.facts} | set(gone))
+        dropped = sorted({f.id for f in facts if f.id in held.facts} | set(gone))
+
+        def edit(engine: Engine) -> None:
             if dropped:
                 engine.execute(
                     "MATCH ()-[f:FACT]->() WHERE f.id IN $ids DELETE f", {"ids": dropped}
@@ -352,16 +352,8 @@ class GraphStore:
                     {"rows": [{"id": eid, "kind": kind} for eid, kind in known]},
                 )
             _load_columns(engine, new_ids, [kinds[eid] for eid in new_ids], facts, said, rel_of)
-        except BaseException:
-            engine.close()
-            remove(temp)
-            raise
-        engine.close()  # checkpoints: the copy is whole from here
-        for extra in engine_files(temp):
-            if extra != temp:
-                extra.unlink()
-        _fsync(temp)
-        return temp
+
+        return self._filled(temp, live.stat().st_size, edit)
 
     def keep_input(self, given: MainInput) -> None:
         """Keep what the main graph reads from a room in `input.<room>.json` beside the
@@ -398,11 +390,22 @@ class GraphStore:
         """The room's file written whole (and flushed to disk) under a temporary name."""
         temp = self.temp_path(room, os.getpid())
         remove(temp)
+
+        def schema_then_fill(engine: Engine) -> None:
+            for statement in SCHEMA:
+                engine.execute(statement)
+            fill(engine)
+
+        return self._filled(temp, size, schema_then_fill, one_commit)
+
+    def _filled(
+        self, temp: Path, size: int, fill: Callable[[Engine], None], one_commit: bool = False
+    ) -> Path:
+        """`temp` (a new file or a copy) opened, filled, closed and flushed to disk; removed
+        if filling it fails."""
         engine = Engine(temp, self.name, pool=buffer_pool(size, self.pool_mib))
         try:
             with engine.transaction() if one_commit else contextlib.nullcontext():
-                for statement in SCHEMA:
-                    engine.execute(statement)
                 fill(engine)
         except BaseException:
             engine.close()
