@@ -89,8 +89,12 @@ _UP = _letters(upper=True)
 _LO = _letters(upper=False)
 # A capitalised token: names ("Priya", "O'Neil", "Jean-Luc"), and org names that are
 # all-caps or carry digits ("IBM", "OpenAI", "Auth0"); a dotted legal form, lowercase letters
-# and all ("S.r.l.", "S.p.A.", "K.K."); an initial ("M."); "&".
-_TOKEN = _re(rf"[{_UP}]\.(?:[{_LO}{_UP}]{{1,2}}\.)+|[{_UP}][\w'’-]*[\w]|[{_UP}]\.|&")
+# and all ("S.r.l.", "S.p.A.", "K.K."); an initial ("M."); "&". Written as one class of first
+# characters, then the alternatives in their order (after "&", the lookbehind ends it at
+# once; after a capital it never holds): the same matches as
+# `[UP]\.(?:[LO UP]{1,2}\.)+|[UP][\w'’-]*\w|[UP]\.|&`, but `re` then skips to each capital
+# with its first-character scan instead of trying every alternative at every character.
+_TOKEN = _re(rf"[{_UP}&](?:(?<=&)|\.(?:[{_LO}{_UP}]{{1,2}}\.)+|[\w'’-]*[\w]|\.)")
 _HEADS = "|".join(sorted((re.escape(h) for h in TITLE_HEADS), key=longest_first))
 # a link word or a time word ends a title: "head of finance at Acme", "head of finance today"
 _NOT_LINK = (
@@ -499,7 +503,7 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
         return []
     p = Prose(text[:MAX_TEXT])
     out: list[tuple] = []
-    tokens = list(_TOKEN.finditer(p.text))
+    tokens = _Tokens(p.text)
     persons = _persons(p, tokens, by, out)
     org_spans = _orgs(p, tokens, persons, out)
     if "@" in p.with_code:
@@ -526,6 +530,32 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
 Span = tuple[int, int, str]
 
 
+class _Tokens:
+    """A turn's capitalised tokens (`_TOKEN` over the prose), each read once for every rule:
+    where each starts and ends, its text (`raws`), its text without a possessive ending
+    (`words`, `_bare`), and whether it stands one space (or a no-break space) after the
+    token before (`adj[i]`; never for the first)."""
+
+    __slots__ = ("adj", "ends", "n", "raws", "starts", "text", "words")
+
+    def __init__(self, text: str) -> None:
+        found = list(_TOKEN.finditer(text))
+        self.text = text
+        self.starts = starts = [m.start() for m in found]
+        self.ends = ends = [m.end() for m in found]
+        self.raws = raws = [m.group() for m in found]
+        self.words = [r[:-2] if r.endswith(("'s", "’s")) else r for r in raws]
+        self.n = len(found)
+        # the gap between the two is " " or "\u00a0": one character, one of those two
+        gaps = zip(ends, starts[1:], strict=False)  # one gap fewer than tokens
+        self.adj = [False] + [start - end == 1 and text[end] in " \u00a0" for end, start in gaps]
+
+    def loose(self, i: int) -> bool:
+        """Whether tokens i - 1 and i stand loosely together: nothing, a space or a stop
+        between them ("S.A.", "Co. KG", "Pty Ltd")."""
+        return self.text[self.ends[i - 1] : self.starts[i]] in (" ", "", ".", ". ")
+
+
 @lru_cache(maxsize=65536)
 def _given(word: str) -> bool:
     return (
@@ -535,7 +565,6 @@ def _given(word: str) -> bool:
     )
 
 
-@lru_cache(maxsize=65536)
 @lru_cache(maxsize=65536)
 def _may_name(word: str) -> bool:
     """Whether a token can start a person's name at all (a cheap first look)."""
@@ -578,10 +607,6 @@ def _surname(word: str) -> bool:
     )
 
 
-def _adjacent(text: str, a: re.Match, b: re.Match) -> bool:
-    return text[a.end() : b.start()] in (" ", "\u00a0")
-
-
 def _bare(word: str) -> str:
     """A token without a possessive ending."""
     return word[:-2] if word.endswith(("'s", "’s")) else word
@@ -591,22 +616,30 @@ def _possessive(word: str) -> bool:
     return word.endswith(("'s", "’s"))
 
 
-def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]:
+def _persons(p: Prose, tokens: _Tokens, by: str, out: list) -> list[Span]:
     """Find people; returns their spans (start, end, label). Short forms are labelled alone."""
     text = p.text
     found: list[Span] = []
-    n = len(tokens)
+    starts, ends, raws, words_, adj = (
+        tokens.starts,
+        tokens.ends,
+        tokens.raws,
+        tokens.words,
+        tokens.adj,
+    )
+    n = tokens.n
     i = 0
     while i < n:
-        tok = tokens[i]
-        raw = tok.group()
-        word = _bare(raw)
+        word = words_[i]
         if not _may_name(word):
             i += 1  # "API", "OpenAI", "The", "M.": no person's first word
             continue
-        before = text[max(0, tok.start() - 60) : tok.start()]
-        near_next = i + 1 < n and tokens[i + 1].start() - tok.end() <= 10
-        if not near_next and not _possessive(raw) and not _short_given(word):
+        raw = raws[i]
+        at = starts[i]
+        possessive = len(raw) != len(word)  # `_possessive(raw)`: `_bare` cut its ending
+        before = text[max(0, at - 60) : at]
+        near_next = i + 1 < n and starts[i + 1] - ends[i] <= 10
+        if not near_next and not possessive and not _short_given(word):
             last = _last(before)
             if last not in KINSHIP and last != "named":
                 i += 1  # a lone capitalised word no list knows and no cue names: "Added"
@@ -614,101 +647,86 @@ def _persons(p: Prose, tokens: list[re.Match], by: str, out: list) -> list[Span]
         if before.endswith(("a ", "an ", "A ", "An ")):
             i += 1  # "a Jack Russell", "an Amy Winehouse song": a kind of thing, not a person
             continue
-        if before.endswith(("& ", "and ")) and i > 0 and _adjacent_loose(text, tokens[i - 1], tok):
+        if before.endswith(("& ", "and ")) and i > 0 and tokens.loose(i):
             i += 1  # "Ashby & Crane": the second name of a firm
             continue
         if (
             _place(before)
             and not _cc(before)
-            and (
-                (i + 1 < n and _adjacent(text, tok, tokens[i + 1]))
-                or text[tok.end() : tok.end() + 4] == " de "
-            )
+            and ((i + 1 < n and adj[i + 1]) or text[ends[i] : ends[i] + 4] == " de ")
         ):
             i += 1  # "a workshop in San Francisco", "near Rio de Janeiro": a place
             continue
-        if (
-            i > 0
-            and _adjacent(text, tokens[i - 1], tok)
-            and not sentence_start(text, tokens[i - 1].start())
-            and not _honorific(before)
-        ):
+        if i > 0 and adj[i] and not sentence_start(text, starts[i - 1]) and not _honorific(before):
             i += 1  # "New York City", "Times Square": the tail of a longer name
             continue
         # the longest run of name-like words from here: first [initial] [particle] last [last]
         j, parts = i + 1, [word]
-        if not _possessive(raw) and _could_start_name(word):
-            while j < n and len(parts) < 4 and _adjacent(text, tokens[j - 1], tokens[j]):
-                nxt = tokens[j].group()
+        if not possessive and _could_start_name(word):
+            while j < n and len(parts) < 4 and adj[j]:
+                nxt = raws[j]
                 if len(parts) == 1 and _INITIAL.fullmatch(nxt):
                     parts.append(nxt)
-                elif _surname(_bare(nxt)):
-                    parts.append(_bare(nxt))
+                elif _surname(words_[j]):
+                    parts.append(words_[j])
                 else:
                     break
                 j += 1
-                if _possessive(nxt):
+                if len(nxt) != len(words_[j - 1]):  # a possessive ends the name
                     break
             # "Anouk de Jong", "Ludwig van Beethoven": a lowercase particle between names
             if len(parts) == 1 and j < n:
-                gap = text[tok.end() : tokens[j].start()]
+                gap = text[ends[i] : starts[j]]
                 m = _PARTICLE_GAP.fullmatch(gap) if len(gap) <= 12 else None
-                if m and _surname(_bare(tokens[j].group())):
-                    parts = [word, gap.strip(), _bare(tokens[j].group())]
+                if m and _surname(words_[j]):
+                    parts = [word, gap.strip(), words_[j]]
                     j += 1
         follows_org_word = (
             j < n
-            and _adjacent(text, tokens[j - 1], tokens[j])
-            and (
-                _bare(tokens[j].group()) in ORG_WORDS
-                or gazetteer.legal_suffix_len(["X", tokens[j].group()])
-            )
+            and adj[j]
+            and (words_[j] in ORG_WORDS or gazetteer.legal_suffix_len(["X", raws[j]]))
         )
         while parts and parts[-1].endswith(".") and len(parts) > 1:
             parts.pop()  # "Dana M." is a first name and an initial, not a full name
         full = len([w for w in parts if not w.endswith(".")]) >= 2
         given = _given(word)
-        end = (
-            tokens[j - 1].start() + len(_bare(tokens[j - 1].group()))
-            if full
-            else (tok.start() + len(word))
-        )
-        if full and _quoted_title(text, tok.start(), end):
+        end = starts[j - 1] + len(words_[j - 1]) if full else at + len(word)
+        if full and _quoted_title(text, at, end):
             i = j  # "Summer Sounds", "The Lean Startup" in quotes: a title of a work
             continue
         if full and not follows_org_word:
             label = " ".join(parts)
             doubtful = (
                 not given
-                or (word in AMBIGUOUS_FIRST and sentence_start(text, tok.start()))
+                or (word in AMBIGUOUS_FIRST and sentence_start(text, at))
                 or before.endswith(("the ", "The "))  # "the Lucia Ferro oven": a modifier
             )
-            cue = _person_cue(p, tok.start(), end) if doubtful else False
+            cue = _person_cue(p, at, end) if doubtful else False
             if given and not (doubtful and not cue):
-                found.append((tok.start(), end, label))
-                out.append(_is("person.name", label, "person", p.quote(tok.start(), end)))
+                found.append((at, end, label))
+                out.append(_is("person.name", label, "person", p.quote(at, end)))
                 i = j
                 continue
             if cue:
-                found.append((tok.start(), end, label))
-                out.append(_is("person.context", label, "person", p.quote(tok.start(), end)))
+                found.append((at, end, label))
+                out.append(_is("person.context", label, "person", p.quote(at, end)))
                 i = j
                 continue
         if len(parts) == 1 or (not full and parts):
-            if _first_cue(p, tok.start(), tok.start() + len(word), raw):
-                end = tok.start() + len(word)
-                found.append((tok.start(), end, word))
-                out.append(_is("person.first", word, "person", p.quote(tok.start(), end)))
+            if _first_cue(p, at, at + len(word), raw):
+                end = at + len(word)
+                found.append((at, end, word))
+                out.append(_is("person.first", word, "person", p.quote(at, end)))
             elif (
                 (given or _short_given(word))
                 and not follows_org_word
-                and not _skip_first(text, tok, word)
+                and not _skip_first(text, at, word)
                 and not _honorific(before)  # "Dr Smith": a surname alone
                 and not (_place(before) and not _cc(before))
             ):
-                end = tok.start() + len(word)
-                found.append((tok.start(), end, word))
-                out.append(_is("person.short", word, "person", p.quote(tok.start(), end)))
+                end = at + len(word)
+                found.append((at, end, word))
+                out.append(_is("person.short", word, "person", p.quote(at, end)))
         i = j if full else i + 1
     speakers = _matches_from(_SPEAKER, p.text, _line_starts(p.text)) if ":" in p.text else ()
     for m in speakers:  # "Caroline: hey, how was the trip?"
@@ -793,8 +811,8 @@ def _could_start_name(word: str) -> bool:
     )
 
 
-def _skip_first(text: str, tok: re.Match, word: str) -> bool:
-    return word in AMBIGUOUS_FIRST and sentence_start(text, tok.start())
+def _skip_first(text: str, start: int, word: str) -> bool:
+    return word in AMBIGUOUS_FIRST and sentence_start(text, start)
 
 
 def _person_cue(p: Prose, start: int, end: int) -> bool:
@@ -1068,57 +1086,57 @@ def _title(title: str) -> str:
 # -- organisations -----------------------------------------------------------------------------
 
 
-def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> list[Span]:
+def _orgs(p: Prose, tokens: _Tokens, persons: list[Span], out: list) -> list[Span]:
     """Capitalised names that end in an org word or a legal form: "Keel & Ash Architects",
     "Summit Dental", "Marlow Haulage Ltd", "Acme S.A."; orgs named by their context. Returns
     where each org stands, for the titles that point back at one ("their CTO")."""
     text = p.text
     spans: list[Span] = []
     taken = {(s, e) for s, e, _ in persons}
-    n = len(tokens)
-    for i, tok in enumerate(tokens):
-        word = _bare(tok.group())
-        legal = _legal_at(text, tokens, i) if gazetteer.may_start_legal(word) else 0
+    starts, raws, words_, adj = tokens.starts, tokens.raws, tokens.words, tokens.adj
+    n = tokens.n
+    for i in range(n):
+        word = words_[i]
+        if word not in ORG_WORDS and not gazetteer.may_start_legal(word):
+            continue  # neither an org word nor a legal form's first word (most tokens)
+        legal = _legal_at(tokens, i) if gazetteer.may_start_legal(word) else 0
         if not legal and word not in ORG_WORDS:
             continue
         last = i + legal - 1 if legal else i
         if (
             legal == 0
             and last + 1 < n
-            and _adjacent(text, tokens[last], tokens[last + 1])
-            and (_bare(tokens[last + 1].group()) in ORG_WORDS or _legal_at(text, tokens, last + 1))
+            and adj[last + 1]
+            and (words_[last + 1] in ORG_WORDS or _legal_at(tokens, last + 1))
         ):
             continue  # the longer name ends later ("Harlow Law Group", "Marlow Haulage Ltd")
-        if legal and i > 0 and _legal_at(text, tokens, i - 1):
+        if legal and i > 0 and _legal_at(tokens, i - 1):
             continue  # inside a longer legal form ("Pty Ltd")
         k = i
-        while k > 0 and i - k < 4 and _adjacent(text, tokens[k - 1], tokens[k]):
-            prev = _bare(tokens[k - 1].group())
+        while k > 0 and i - k < 4 and adj[k]:
+            prev = words_[k - 1]
             if (
                 prev in STOP_CAPS
                 or (prev.endswith(".") and len(prev) > 2)
-                or _possessive(tokens[k - 1].group())
+                or len(raws[k - 1]) != len(prev)  # a possessive
             ):
                 break
             k -= 1
-        while k < i and tokens[k].group() == "&":
+        while k < i and raws[k] == "&":
             k += 1
-        names = [_bare(t.group()) for t in tokens[k:i]]
+        names = words_[k:i]
         if not any(nm not in ORG_WORDS and nm != "&" for nm in names):
             continue
-        lo, hi = max(0, tokens[k].start() - 40), tokens[k].start()
+        lo, hi = max(0, starts[k] - 40), starts[k]
         if not legal and text.find("of", lo, hi) >= 0 and _TITLE_OF.search(text, lo, hi):
             continue  # "Head of Operations Analytics": a title's department, not an org
-        end_tok = tokens[last]
-        end = end_tok.start() + len(_bare(end_tok.group()))
-        if text[end : end + 1] == "." and legal and end_tok.group().endswith("."):
-            pass
-        label = squash(text[tokens[k].start() : end])
+        end = starts[last] + len(words_[last])
+        label = squash(text[starts[k] : end])
         if re.search(r"\.\s", label) and not legal:
             continue
         rule = "org.legal" if legal else "org.suffix"
-        out.append(_is(rule, label, "org", p.quote(tokens[k].start(), end)))
-        spans.append((tokens[k].start(), end, label))
+        out.append(_is(rule, label, "org", p.quote(starts[k], end)))
+        spans.append((starts[k], end, label))
     lower = text.lower()
     appositive = _cue_at(_APPOSITIVE_CUE, lower, ",(", 0)
     for m in _ORG_APPOSITIVE.finditer(text) if appositive else ():
@@ -1142,30 +1160,26 @@ def _orgs(p: Prose, tokens: list[re.Match], persons: list[Span], out: list) -> l
     return sorted(spans)
 
 
-def _runs(p: Prose, tokens: list[re.Match], taken: set, out: list) -> None:
+def _runs(p: Prose, tokens: _Tokens, taken: set, out: list) -> None:
     """Capitalised runs of two or three words ("the Tallow Cloud console"), no person and no
     org by themselves: resolution reads them only to spell out an org a cue named by its
     first word elsewhere in the room ("Jo at Tallow" is Tallow Cloud). Rule `org.run`."""
     text = p.text
     starts = {s for s, _ in taken}
-    n, i = len(tokens), 0
+    at, raws, words_, adj = tokens.starts, tokens.raws, tokens.words, tokens.adj
+    n, i = tokens.n, 0
     while i < n:
         j = i
-        while (
-            j < n
-            and j - i < 3
-            and _run_word(tokens[j].group())
-            and (j == i or _adjacent(text, tokens[j - 1], tokens[j]))
-        ):
+        while j < n and j - i < 3 and _run_word(raws[j]) and (j == i or adj[j]):
             j += 1
-            if _possessive(tokens[j - 1].group()):
+            if len(raws[j - 1]) != len(words_[j - 1]):  # a possessive ends the run
                 break
-        if j - i >= 2 and tokens[i].start() not in starts:
-            end = tokens[j - 1].start() + len(_bare(tokens[j - 1].group()))
-            label = squash(text[tokens[i].start() : end])
-            last = _bare(tokens[j - 1].group())
+        if j - i >= 2 and at[i] not in starts:
+            last = words_[j - 1]
+            end = at[j - 1] + len(last)
+            label = squash(text[at[i] : end])
             if last not in ORG_WORDS and not gazetteer.legal_suffix_len(label.split()):
-                quote = p.quote(tokens[i].start(), end)
+                quote = p.quote(at[i], end)
                 out.append(("org.run", label, "run", "alias", label, "run", quote))
         i = max(j, i + 1)
 
@@ -1186,22 +1200,19 @@ def _is_person_span(m: re.Match, taken: set) -> bool:
     return any(s >= m.start("org") and e <= m.end("org") for s, e in taken)
 
 
-def _legal_at(text: str, tokens: list[re.Match], i: int) -> int:
+def _legal_at(tokens: _Tokens, i: int) -> int:
     """How many tokens from i on spell a legal form that ends a name ("Ltd", "Pty Ltd",
     "S.A.", "GmbH & Co. KG"); 0 when none. Written forms only: "AB" and "Oy", never "as"."""
     best = 0
-    for n, t in enumerate(tokens[i : i + 6], start=1):
-        if n > 1 and not _adjacent_loose(text, tokens[i + n - 2], t):
+    text, start, ends = tokens.text, tokens.starts[i], tokens.ends
+    for k in range(i, min(i + 6, tokens.n)):
+        if k > i and not tokens.loose(k):
             break
         # the words as written: "S." and "A." with nothing between are the one word "S.A."
-        ws = text[tokens[i].start() : t.end()].split()
+        ws = text[start : ends[k]].split()
         if _legal_written(ws) and gazetteer.legal_suffix_len(["X", *ws]) == len(ws):
-            best = n
+            best = k - i + 1
     return best
-
-
-def _adjacent_loose(text: str, a: re.Match, b: re.Match) -> bool:
-    return text[a.end() : b.start()] in (" ", "", ".", ". ")
 
 
 _SHORT_WORDS = words("as at an am is it in on of or by be do go he if me my no so to up us we")
