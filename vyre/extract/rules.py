@@ -221,7 +221,11 @@ _PRONOUN_TITLE = _re(
     rf"(?:now\s+|also\s+)?{_DET}{_NEW}{_TITLE}(?:\s+{_LINK}\s+(?:the\s+)?{_ORG})?"
 )
 # what every _PRONOUN_TITLE match holds: a cheap first look, since few turns have one
-_PRONOUN_CUE = _re(r"(?i:she|he|they)(?:'s|’s|\s+is|\s+are|'re|’re)\s")
+_PRONOUN_TAIL = r"(?:'s|’s|\s+is|\s+are|'re|’re)\s"
+_PRONOUN_CUE = _re(rf"(?i:she|he|they){_PRONOUN_TAIL}")
+# what every _PRONOUN_CUE match holds from its "h" on ("she's" holds "he's", "they're"
+# "hey're"; no other letter is an "h", "e" or "y" to IGNORECASE): one scan of the text
+_PRONOUN_HE = _re(rf"[hH][eE][yY]?{_PRONOUN_TAIL}")
 _NICKNAME_LATER = _re(
     rf"[(,]\s*(?:who\s+)?(?:goes\s+by|aka|a\.k\.a\.|known\s+as|{_CALLS})\s+['\"“]?"
     rf"(?P<nick>[{_UP}][{_LO}'’-]+)"
@@ -395,11 +399,12 @@ _ORG_APPOSITIVE = _re(
     rf"(?:(?:a|an|the|their|our|my)\s+)(?:[\w'-]+\s+){{0,3}}?[\w-]*?(?:{_NOUNS})\b"
 )
 _APPOSITIVE_CUE = _re(r"[,(]\s*(?:a|an|the|their|our|my)\s")
-# _ORG_VERB reads a turn only if its lowercase holds one of these
+# _ORG_VERB reads a turn only if its lowercase holds one of these (one search for them all)
 _ORG_VERB_CUES = (
     "quote", "proposal", "estimate", "give us", "send us", "get us", "signed", "sent", "approved",
     "paid",
 )  # fmt: skip
+_ORG_VERB_CUE = _re("|".join(_ORG_VERB_CUES))
 _ORG_TEAM = _re(rf"\bthe\s+(?P<org>{_ORG_TOKEN}(?:[ \t]+{_ORG_TOKEN}){{0,2}})\s+team\b")
 _ORG_VERB = _re(
     rf"(?P<org>{_ORG_TOKEN}(?:[ \t]+(?:{_ORG_TOKEN}|and|of)){{0,4}})\s+"
@@ -514,7 +519,7 @@ def extract(by: str, kind: str, text: str, ts: str | None, *, sidechain: bool = 
         _repos(p, out)
     _person_relations(p, persons, org_spans, out)
     if by == "person":
-        lower = p.text.lower()
+        lower = p.lower
         if _DEADLINE_CUES.search(lower):
             said = datetime.fromisoformat(ts) if ts else None
             _deadlines(p, said, out)
@@ -969,7 +974,7 @@ def _pronouns(p: Prose, persons: list[Span], orgs: list[Span], out: list) -> Non
     """A title said with a pronoun ("... and she's now head of legal ops at Acme") belongs to
     the nearest full name before it, in its sentence or the one before."""
     text = p.text
-    if not persons or not _cue_at(_PRONOUN_CUE, text, "hH", 1):
+    if not persons or not _PRONOUN_HE.search(text) or not _cue_at(_PRONOUN_CUE, text, "hH", 1):
         return
     for m in _PRONOUN_TITLE.finditer(text):
         if not _good_title(m.group("title")):
@@ -1137,7 +1142,7 @@ def _orgs(p: Prose, tokens: _Tokens, persons: list[Span], out: list) -> list[Spa
         rule = "org.legal" if legal else "org.suffix"
         out.append(_is(rule, label, "org", p.quote(starts[k], end)))
         spans.append((starts[k], end, label))
-    lower = text.lower()
+    lower = p.lower
     appositive = _cue_at(_APPOSITIVE_CUE, lower, ",(", 0)
     for m in _ORG_APPOSITIVE.finditer(text) if appositive else ():
         org = _clean_org(m.group("org"), last=True)
@@ -1149,7 +1154,7 @@ def _orgs(p: Prose, tokens: _Tokens, persons: list[Span], out: list) -> list[Spa
         if org and org not in DEPARTMENTS and _looks_like_org(org, loose=True):
             out.append(_is("org.context", org, "org", p.quote(m.start(), m.end())))
             spans.append((m.start("org"), m.end("org"), org))
-    for m in _ORG_VERB.finditer(text) if any(c in lower for c in _ORG_VERB_CUES) else ():
+    for m in _ORG_VERB.finditer(text) if _ORG_VERB_CUE.search(lower) else ():
         org = _clean_org(m.group("org"), last=True)
         if org and " " not in org and re.search(r"(?:ing|ings|ies|[^s]s)$", org):
             continue  # "Winning can give us", "Memories can give us": a noun, not a name
@@ -1359,7 +1364,7 @@ def _domains(p: Prose, out: list) -> None:
     text = p.with_code
     for m in _domain_matches(text):
         domain = m.group("domain").lower()
-        if domain in IGNORED_DOMAINS or any(domain.endswith("." + d) for d in IGNORED_DOMAINS):
+        if domain in IGNORED_DOMAINS or domain.endswith(_IGNORED_SUBDOMAINS):
             continue
         reg = gazetteer.registered(domain)
         if reg is None:
@@ -1375,31 +1380,34 @@ def _domains(p: Prose, out: list) -> None:
         out.append(_is("domain.bare", domain, "domain", p.quote(m.start(), m.end())))
 
 
+_IGNORED_SUBDOMAINS = tuple("." + d for d in sorted(IGNORED_DOMAINS))  # "api.github.com"
+
+
 def _domain_matches(text: str) -> Iterator[re.Match]:
     """What `_DOMAIN.finditer(text)` finds, read only in the runs of address characters that
     hold a dot before two letters (a match lies inside one such run and holds its TLD's dot):
     most of a turn is words no domain can start in. A run is read whole, and the lookbehind
-    still sees the text before it, so the matches are the same."""
+    still sees the text before it, so the matches are the same. The run's start is found in
+    the text reversed (made once, when a dot is found): `_DOMAIN_RUN` read backwards from the
+    dot, never before the last run's end."""
     end = 0
+    size = len(text)
+    backwards = ""
     for dot in _DOMAIN_DOT.finditer(text):
         at = dot.start()
         if at < end:
             continue  # inside the run just read
-        start = at
-        while start > end and _domain_char(text[start - 1]):
-            start -= 1
+        backwards = backwards or text[::-1]  # text[at - 1] is backwards[size - at]
+        before = _DOMAIN_RUN.match(backwards, size - at, size - end)
+        start = at - (before.end() - (size - at)) if before else at
         run = _DOMAIN_RUN.match(text, at)  # never None: the pattern matches empty
         end = run.end() if run else len(text)
         yield from _DOMAIN.finditer(text, start, end)
 
 
-def _domain_char(ch: str) -> bool:
-    return ch.isalnum() or ch in "_.:/-"  # re's \w is isalnum() or "_"
-
-
 def _repos(p: Prose, out: list) -> None:
     text = p.with_code
-    lower = text.lower()
+    lower = p.code_lower
     hosted = "github" in lower or "gitlab" in lower or "bitbucket" in lower
     # each slug pattern holds a "/": a turn without one is not read by them
     worded = "/" in text and ("repo" in lower or "clone" in lower or "fork" in lower)
@@ -1546,7 +1554,7 @@ def _git_remotes(text: str) -> list:
 def _cue_sentences(p: Prose, cues: re.Pattern) -> list[tuple[int, int]]:
     """The sentences holding a cue word: a rule's patterns run only there."""
     spans: list[tuple[int, int]] = []
-    for m in cues.finditer(p.text.lower()):
+    for m in cues.finditer(p.lower):
         if spans and m.start() < spans[-1][1]:
             continue
         lo, hi = p.sentence(m.start())
@@ -1570,7 +1578,7 @@ def _deadlines(p: Prose, said: datetime | None, out: list) -> None:
             subject = _deadline_subject(rule, m.groupdict().get("subj"))
             quote = p.quote(m.start(), m.end())
             out.append((rule, subject, "thing", "deadline", day.isoformat(), "date", quote))
-    then = "then" in text.lower()
+    then = "then" in p.lower
     for m in (
         m for lo, hi in spans if then for m in _finditer(_BY_THEN, _BY_THEN_TAIL, text, lo, hi)
     ):

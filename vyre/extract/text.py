@@ -56,7 +56,7 @@ def _blank(match: re.Match) -> str:
 class Prose:
     """One turn's readable text, with code and markup blanked and sentence ends indexed."""
 
-    __slots__ = ("_ends", "text", "with_code")
+    __slots__ = ("_code_lower", "_ends", "_lower", "text", "with_code")
 
     def __init__(self, raw: str):
         text = _FENCE.sub(_blank, raw) if "```" in raw else raw
@@ -75,6 +75,23 @@ class Prose:
             text = _HEADING.sub(_blank, text)
         self.text = text
         self._ends: list[int] | None = None
+        self._lower: str | None = None
+        self._code_lower: str | None = None
+
+    @property
+    def lower(self) -> str:
+        """`text.lower()`, made once for every rule that reads it."""
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+    @property
+    def code_lower(self) -> str:
+        """`with_code.lower()`, made once (the same string as `lower` when no code was cut)."""
+        if self._code_lower is None:
+            same = self.with_code is self.text
+            self._code_lower = self.lower if same else self.with_code.lower()
+        return self._code_lower
 
     @property
     def ends(self) -> list[int]:
