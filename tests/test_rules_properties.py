@@ -426,6 +426,7 @@ _CUE_BITS = st.sampled_from(
         "she", "She", "SHE", "\u017fhe", "he", "He", "they", "THEY", "the", "'s", "’s", " is",
         " are", "'re", "’re", " ", "  ", "\n", "\t", "\u00a0", ",", "(", "a", "an", "the",
         "their", "our", "my", "Caroline", "Dana", ":", ": ", ":\n", "x", "\u0130", ".",
+        "tHEY", "hey", "heY", "t", "S", "\u017f", "e", "E", "y",
     ]
 )  # fmt: skip
 
@@ -439,6 +440,7 @@ def test_cue_patterns_tried_at_their_letters_find_what_search_finds(bits):
     lower = text.lower()
     pronoun = rules._PRONOUN_CUE.search(text) is not None
     assert rules._cue_at(rules._PRONOUN_CUE, text, "hH", 1) == pronoun, text
+    assert rules._PRONOUN_HE.search(text) is not None or not pronoun, text  # a first look
     appositive = rules._APPOSITIVE_CUE.search(lower) is not None
     assert rules._cue_at(rules._APPOSITIVE_CUE, lower, ",(", 0) == appositive, text
     want = [m.span() for m in rules._SPEAKER.finditer(text)]
@@ -492,3 +494,95 @@ def test_deadline_patterns_read_from_their_tail_find_the_same_matches(words, dat
                 assert got == want, (pattern.pattern[:60], lo, end)
                 found += len(want)
     note(f"matches: {found}")
+
+
+# -- what the rules read once for every family: the same as reading it as they did -----------
+
+_TOKEN_BITS = st.sampled_from(
+    [
+        "Ana", "Łukasz", "Şahin", "Ōshima", "Σοφία", "Жанна", "ǅ", "O'Neil", "O’Neil", "Jean-Luc",
+        "IBM", "Auth0", "S.p.A.", "S.r.l.", "K.K.", "M.", "S.", "A.", "&", "&&", "'s", "’s", "-",
+        "'", "’", ".", "..", "x", "ab", "9", "_", " ", "  ", "\u00a0", "\u2003", "\n", "\t", ",",
+        "Co.", "Ltd", "GmbH & Co. KG", "Pty Ltd", "S. A.", "é", "Ab", "s",
+    ]
+)  # fmt: skip
+_OLD_TOKEN = (
+    r"[{up}]\.(?:[{lo}{up}]{{1,2}}\.)+|[{up}][\w'’-]*[\w]|[{up}]\.|&"  # before one first class
+)
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(bits=st.lists(_TOKEN_BITS, max_size=20))
+def test_the_tokens_read_once_are_the_tokens_and_gaps_the_rules_read(bits):
+    import re
+
+    from vyre.extract import rules
+
+    text = "".join(bits)
+    old = re.compile(_OLD_TOKEN.format(up=rules._UP, lo=rules._LO))
+    found = list(old.finditer(text))
+    tokens = rules._Tokens(text)
+    assert [(m.start(), m.end()) for m in found] == list(
+        zip(tokens.starts, tokens.ends, strict=True)
+    )
+    assert [m.group() for m in found] == tokens.raws
+    assert [rules._bare(m.group()) for m in found] == tokens.words
+    for i in range(1, len(found)):
+        gap = text[found[i - 1].end() : found[i].start()]
+        assert tokens.adj[i] == (gap in (" ", "\u00a0")), (text, i)
+        assert tokens.loose(i) == (gap in (" ", "", ".", ". ")), (text, i)
+    assert tokens.adj[0] is False and tokens.n == len(found)  # the first stands after none
+
+
+_PROSE_BITS = st.sampled_from(
+    [
+        "```", "``", "`", "```py\n", "code", "\n", " ", "\t", "> ", ">", ">>>", " > > ", "a > b",
+        "=>", "x", "Ana", "\n> quoted", "\n  >", "<b>", "</b>", "<system-reminder>", "#", "# h",
+        "[Acme](https://acme.com)", "é", "\u00a0", "\r\n",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(bits=st.lists(_PROSE_BITS, max_size=20))
+def test_prose_blanks_what_it_blanked_before(bits):
+    import re
+
+    from vyre.extract import text as prose
+
+    raw = "".join(bits)
+    old_fence = re.compile(r"```.*?(?:```|\Z)", re.S)
+    assert [m.span() for m in prose._FENCE.finditer(raw)] == [
+        m.span() for m in old_fence.finditer(raw)
+    ]
+
+    def old_blank(match: re.Match) -> str:
+        return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
+
+    assert old_fence.sub(old_blank, raw) == prose._FENCE.sub(prose._blank, raw)
+    # the first look for a quote mark misses none
+    looked = bool(prose._QUOTE_FIRST.match(raw) or prose._QUOTE_START.search(raw))
+    assert looked or not prose._QUOTE_MARK.search(raw), raw
+    p = prose.Prose(raw)
+    assert p.lower == p.text.lower() and p.code_lower == p.with_code.lower()
+
+
+_DOMAIN_BITS = st.sampled_from(
+    [
+        "acme", "Acme", "co", "uk", ".", "..", ".io", ".CO", "x9", "-", "_", ":", "/", "//", "@",
+        "https://", "www.", " ", "\n", "é", "ß", "٣", "e.g.", "main.py", "a.b.c", "…", "~",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(bits=st.lists(_DOMAIN_BITS, max_size=20))
+def test_domains_read_in_their_runs_are_what_finditer_finds(bits):
+    from vyre.extract import rules
+
+    text = "".join(bits)
+    want = [(m.span(), m.groupdict()) for m in rules._DOMAIN.finditer(text)]
+    assert [(m.span(), m.groupdict()) for m in rules._domain_matches(text)] == want, text
+    lower = text.lower()
+    verb_cue = any(c in lower for c in rules._ORG_VERB_CUES)
+    assert (rules._ORG_VERB_CUE.search(lower) is not None) == verb_cue
