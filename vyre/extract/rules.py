@@ -781,11 +781,11 @@ def _kin(before: str) -> bool:
     return _last(before) in KINSHIP and bool(_KIN_BEFORE.search(before))
 
 
-def _titled(before: str, pattern: re.Pattern) -> re.Match | None:
+def _title_near(before: str) -> bool:
+    """Whether a title's head word stands last before a name, or in the 40 characters before
+    it: no title pattern is read without one."""
     last = _last(before)
-    if last not in TITLE_HEADS and not any(w in TITLE_HEADS for w in before[-40:].lower().split()):
-        return None
-    return pattern.search(before)
+    return last in TITLE_HEADS or any(w in TITLE_HEADS for w in before[-40:].lower().split())
 
 
 # what a lone first name may say of itself: not "Berlin (Acme GmbH)" or "Paris, the ..."
@@ -846,8 +846,13 @@ def _person_cue(p: Prose, start: int, end: int) -> bool:
         or _kin(before)
         or _cc(before)
         or _last(before) == "named"
-        or _good_title_match(_titled(before, _TITLE_BEFORE))
-        or _good_title_match(_titled(before, _TITLE_BEFORE_ORG))
+        or (
+            _title_near(before)
+            and (
+                _good_title_match(_TITLE_BEFORE.search(before))
+                or _good_title_match(_TITLE_BEFORE_ORG.search(before))
+            )
+        )
     )
 
 
@@ -942,12 +947,14 @@ def _person_relations(p: Prose, persons: list[Span], orgs: list[Span], out: list
         if len(label.split()) < 2:
             continue
         before = text[max(0, start - 80) : start]
+        if not _title_near(before):
+            continue  # no title pattern reads a name with no title's head before it
         for pattern, rule in (
             (_TITLE_BEFORE_ORG, "has_title.preceding"),
             (_TITLE_NAMED, "has_title.named"),
             (_TITLE_BEFORE, "has_title.preceding"),
         ):
-            m = _titled(before, pattern)
+            m = pattern.search(before)
             if not (m and _good_title(m.group("title"))):
                 continue
             quote = p.quote(start - len(m.group(0)), end)
