@@ -531,7 +531,8 @@ def test_the_tokens_read_once_are_the_tokens_and_gaps_the_rules_read(bits):
         gap = text[found[i - 1].end() : found[i].start()]
         assert tokens.adj[i] == (gap in (" ", "\u00a0")), (text, i)
         assert tokens.loose(i) == (gap in (" ", "", ".", ". ")), (text, i)
-    assert tokens.adj[0] is False and tokens.n == len(found)  # the first stands after none
+    assert tokens.adj[:1] == [False] * (len(found) > 0)  # the first stands after none
+    assert tokens.n == len(found) == len(tokens.adj)
 
 
 _PROSE_BITS = st.sampled_from(

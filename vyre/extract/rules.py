@@ -544,16 +544,26 @@ class _Tokens:
     __slots__ = ("adj", "ends", "n", "raws", "starts", "text", "words")
 
     def __init__(self, text: str) -> None:
-        found = list(_TOKEN.finditer(text))
         self.text = text
-        self.starts = starts = [m.start() for m in found]
-        self.ends = ends = [m.end() for m in found]
-        self.raws = raws = [m.group() for m in found]
-        self.words = [r[:-2] if r.endswith(("'s", "’s")) else r for r in raws]
-        self.n = len(found)
-        # the gap between the two is " " or "\u00a0": one character, one of those two
-        gaps = zip(ends, starts[1:], strict=False)  # one gap fewer than tokens
-        self.adj = [False] + [start - end == 1 and text[end] in " \u00a0" for end, start in gaps]
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.raws: list[str] = []
+        self.words: list[str] = []
+        self.adj: list[bool] = []
+        starts, ends = self.starts.append, self.ends.append
+        raws, words, adj = self.raws.append, self.words.append, self.adj.append
+        end = -2  # no token before the first: never one character before it
+        for m in _TOKEN.finditer(text):  # one pass, filling every list (the cheapest way)
+            start = m.start()
+            raw = m.group()
+            starts(start)
+            raws(raw)
+            words(raw[:-2] if raw.endswith(("'s", "’s")) else raw)
+            # the gap from the token before is " " or "\u00a0": one character, one of those
+            adj(start - end == 1 and text[end] in " \u00a0")
+            end = m.end()
+            ends(end)
+        self.n = len(self.starts)
 
     def loose(self, i: int) -> bool:
         """Whether tokens i - 1 and i stand loosely together: nothing, a space or a stop
@@ -576,6 +586,7 @@ def _may_name(word: str) -> bool:
     return (word not in STOP_CAPS or word in AMBIGUOUS_FIRST) and _title_case(word)
 
 
+@lru_cache(maxsize=65536)
 def _short_given(word: str) -> bool:
     return (
         (word not in STOP_CAPS or word in AMBIGUOUS_FIRST)
@@ -633,12 +644,13 @@ def _persons(p: Prose, tokens: _Tokens, by: str, out: list) -> list[Span]:
         tokens.adj,
     )
     n = tokens.n
+    may = list(map(_may_name, words_))
     i = 0
     while i < n:
-        word = words_[i]
-        if not _may_name(word):
+        if not may[i]:
             i += 1  # "API", "OpenAI", "The", "M.": no person's first word
             continue
+        word = words_[i]
         raw = raws[i]
         at = starts[i]
         possessive = len(raw) != len(word)  # `_possessive(raw)`: `_bare` cut its ending
@@ -1109,10 +1121,12 @@ def _orgs(p: Prose, tokens: _Tokens, persons: list[Span], out: list) -> list[Spa
     n = tokens.n
     for i in range(n):
         word = words_[i]
-        if word not in ORG_WORDS and not gazetteer.may_start_legal(word):
+        org_word = word in ORG_WORDS
+        legal_first = gazetteer.may_start_legal(word)
+        if not org_word and not legal_first:
             continue  # neither an org word nor a legal form's first word (most tokens)
-        legal = _legal_at(tokens, i) if gazetteer.may_start_legal(word) else 0
-        if not legal and word not in ORG_WORDS:
+        legal = _legal_at(tokens, i) if legal_first else 0
+        if not legal and not org_word:
             continue
         last = i + legal - 1 if legal else i
         if (
