@@ -745,7 +745,7 @@ def _persons(p: Prose, tokens: _Tokens, by: str, out: list) -> list[Span]:
                 found.append((at, end, word))
                 out.append(_is("person.short", word, "person", p.quote(at, end)))
         i = j if full else i + 1
-    speakers = _matches_from(_SPEAKER, p.text, _line_starts(p.text)) if ":" in p.text else ()
+    speakers = _matches_from(_SPEAKER, p.text, _capital_lines(p.text)) if ":" in p.text else ()
     for m in speakers:  # "Caroline: hey, how was the trip?"
         name = m.group("name")
         if _given(name) and name not in STOP_CAPS:
@@ -1532,14 +1532,14 @@ def _owners_at(text: str, owner: frozenset[str], opener: str) -> list[int]:
     return starts
 
 
-def _line_starts(text: str) -> list[int]:
-    """Where `^` matches under re.M: the start, and after each newline (only "\\n")."""
-    starts = [0]
-    at = text.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    return starts
+# a newline before a capital: where a line can start a speaker's name (`_capital_lines`)
+_CAPITAL_LINE = _re(rf"\n(?=[{_UP}])")
+
+
+def _capital_lines(text: str) -> list[int]:
+    """The start, and every line start with a capital letter (the first character of every
+    `_SPEAKER` match, which starts a line): found by one scan for the newlines before one."""
+    return [0, *(m.end() for m in _CAPITAL_LINE.finditer(text))]
 
 
 def _cue_at(pattern: re.Pattern, text: str, letters: str, back: int) -> bool:
