@@ -124,3 +124,39 @@ def test_the_stale_recall_sessions_are_found_without_reading_every_session(tmp_p
     assert [r[1] for r in ledger.db.execute(search.STALE_OR_NEW, (0,))] == ["b"]
     assert ledger.db.execute(search.ANY_STALE).fetchone() == (1,)
     ledger.close()
+
+
+def test_the_session_totals_follow_every_write_to_sessions(tmp_path):
+    """The planner's check (SESSIONS_KEY) reads totals kept by triggers (m021): after new
+    sessions, upserts, a bump of every version and a row deleted by hand, they are what
+    summing every session gives, and they were set from the rows a ledger already had."""
+    from vyre.rooms.pipeline import SESSIONS_KEY
+
+    path = tmp_path / "vyre.db"
+    ledger = Ledger(path)
+    db = ledger.db
+    summed = "SELECT count(*), total(version), total(rowid), max(rowid) FROM sessions"
+    assert db.execute(SESSIONS_KEY).fetchone() == (0, 0.0, 0.0, None)
+    upsert = (
+        "INSERT INTO sessions (id, version) VALUES (?, 1) "
+        "ON CONFLICT (id) DO UPDATE SET version = sessions.version + 1"
+    )
+    for sid in ("a", "b", "c", "b", "b", "d"):
+        db.execute(upsert, (sid,))
+        assert db.execute(SESSIONS_KEY).fetchone() == db.execute(summed).fetchone()
+    db.execute("UPDATE sessions SET version = version + 1")
+    db.execute("DELETE FROM sessions WHERE id = 'c'")
+    assert db.execute(SESSIONS_KEY).fetchone() == db.execute(summed).fetchone() == (3, 8.0, 7.0, 4)
+    ledger.close()
+    # a ledger from before m021: its totals are summed from the rows it has
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM migrations WHERE id = 'm021_session_totals'")
+    for name in ("added", "changed", "gone"):
+        db.execute(f"DROP TRIGGER session_totals_{name}")
+    db.execute("DROP TABLE session_totals")
+    db.execute("INSERT INTO sessions (id, version) VALUES ('e', 5)")
+    db.commit()
+    db.close()
+    ledger = Ledger(path)
+    assert ledger.db.execute(SESSIONS_KEY).fetchone() == ledger.db.execute(summed).fetchone()
+    ledger.close()

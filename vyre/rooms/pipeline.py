@@ -70,6 +70,14 @@ class HeldSession:
     own: frozenset[str]
 
 
+# The sessions table's count, the sums of its versions and rowids (kept by triggers: m021)
+# and its top rowid: every write changes one of them (see `Planner.key`).
+SESSIONS_KEY = (
+    "SELECT t.sessions, t.versions, t.rowids, (SELECT max(rowid) FROM sessions) "
+    "FROM session_totals t"
+)
+
+
 class Planner:
     """`plan()` kept up to date from what changed: a long-lived planner (the daemon's) re-reads
     only the sessions that changed and re-hashes only the rooms they are in; its plan always
@@ -141,9 +149,7 @@ class Planner:
         if not self._sessions:  # nothing held (a fresh process): every session, in one pass
             self._told.clear()
             return self._load(db.execute(_ALL_SESSIONS).fetchall())
-        key = db.execute(
-            "SELECT count(*), total(version), total(rowid), max(rowid) FROM sessions"
-        ).fetchone()
+        key = db.execute(SESSIONS_KEY).fetchone()
         rows: list[tuple] = []
         told = sorted(self._told)
         self._told.clear()

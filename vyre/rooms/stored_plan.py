@@ -28,6 +28,7 @@ from vyre.rooms.membership import own_rooms, picks_by_session
 from vyre.rooms.pipeline import (
     DERIVE_VERSION,
     SESSION_COLUMNS,
+    SESSIONS_KEY,
     Planner,
     finish,
     identity,
@@ -165,9 +166,7 @@ class _Changes:
                 rowids += rowid - held[0]
             top = rowid if top is None else max(top, rowid)
             changed.append((rowid, sid, parent, cwd, version))
-        key = db.execute(
-            "SELECT count(*), total(version), total(rowid), max(rowid) FROM sessions"
-        ).fetchone()
+        key = db.execute(SESSIONS_KEY).fetchone()
         if (count, versions, rowids, top) != tuple(key):
             return None
         self.state = key
