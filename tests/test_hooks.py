@@ -189,6 +189,24 @@ def test_the_fast_path_imports_only_the_standard_library(daemon, event):
         assert "Priya Anand" in answer
 
 
+def test_pretooluse_loads_no_typing_or_collections(daemon):
+    """PreToolUse runs before every tool call: its path keeps clear of the two stdlib
+    modules that cost most to load (typing ~1.5 ms, collections ~1.4 ms: a bare interpreter
+    starts in ~9 ms here, and bench/learn.py holds the hook within 1.7x of it)."""
+    code = (
+        "import sys, io; before = set(sys.modules); "
+        "sys.argv = ['x', 'PreToolUse']; "
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload('PreToolUse')!r})); "
+        "from vyre.hooks.run import main; out = io.StringIO(); sys.stdout = out; "
+        "main(sys.argv); sys.stdout = sys.__stdout__; "
+        "print(sorted({'typing', 'collections'} & (set(sys.modules) - before)))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=30
+    )
+    assert (run.returncode, run.stdout.strip()) == (0, "[]"), run.stderr
+
+
 def events(home: Path, session: str | None = None) -> list[tuple]:
     db = sqlite3.connect(home / "vyre.db")
     try:
