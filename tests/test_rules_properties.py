@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from vyre.extract.gazetteer import fold_name, short_names
-from vyre.extract.rules import extract
+from vyre.extract.rules import _ORG_VERB_CUES, extract
 
 GIVEN = [
     "Siobhan",
@@ -376,29 +376,31 @@ def test_code_talk_with_capitalised_identifiers_gives_nothing(form, c, c2, k, p,
     assert not [m for m in got if m[2] in ("person", "org") or m[3] in ("deadline", "client_of")]
 
 
+def _texts(bits: list[str], max_size: int) -> st.SearchStrategy[str]:
+    """Texts made of pieces from `bits`, joined: where a pattern's edges are met."""
+    return st.lists(st.sampled_from(bits), max_size=max_size).map("".join)
+
+
 # Text built to meet the repo patterns' edges: slugs beside backticks and brackets, keywords
 # in any case (with the Kelvin sign and dotted capital I, whose lowercase is not one ASCII
 # letter), slashes inside paths and words, and letters no owner may hold.
-_SLUG_BITS = st.sampled_from(
-    [
-        "repo", "Repo", "REPOSITORY", "repository", "clone", "CLONE", "fork", "FOR\u212a",
-        "\u0130", "\u0131", "the", "our", "is", "called", "named", " set up as ", ":", " ",
-        "  ", "\n", "\t", "\u00a0", "/", "//", "`", "(", ")", "#12", ".", "-", "_", "~",
-        "@", "acme", "Acme", "churn-model", "tern-gw", "a.b", "x9", "é", "Zürich", ".git",
-        "github.com/", "https://", "src", "origin", "acme/tern-gw", "`acme/x`", "a/b",
-        "fork a/b", "Fork: a-b/c_d", "clone `x/y`", "REPO at o/n", "repository (acme/x)",
-        "acme/x repo", "`o/n` repository", "repo is called tern-gw", "repo: plots-web",
-        "repo will be a-b", "pros/cons", "acme/x#3",
-    ]
-)  # fmt: skip
+_SLUG_BITS = [
+    "repo", "Repo", "REPOSITORY", "repository", "clone", "CLONE", "fork", "FOR\u212a",
+    "\u0130", "\u0131", "the", "our", "is", "called", "named", " set up as ", ":", " ",
+    "  ", "\n", "\t", "\u00a0", "/", "//", "`", "(", ")", "#12", ".", "-", "_", "~",
+    "@", "acme", "Acme", "churn-model", "tern-gw", "a.b", "x9", "é", "Zürich", ".git",
+    "github.com/", "https://", "src", "origin", "acme/tern-gw", "`acme/x`", "a/b",
+    "fork a/b", "Fork: a-b/c_d", "clone `x/y`", "REPO at o/n", "repository (acme/x)",
+    "acme/x repo", "`o/n` repository", "repo is called tern-gw", "repo: plots-web",
+    "repo will be a-b", "pros/cons", "acme/x#3",
+]  # fmt: skip
 
 
 @settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
-@given(bits=st.lists(_SLUG_BITS, max_size=16))
-def test_repo_patterns_tried_at_their_starts_find_what_finditer_finds(bits):
+@given(text=_texts(_SLUG_BITS, 16))
+def test_repo_patterns_tried_at_their_starts_find_what_finditer_finds(text):
     from vyre.extract import rules
 
-    text = "".join(bits)
     lower = text.lower()
     for pattern, starts in (
         (rules._REPO_SLUG, rules._found_at(lower, rules._SLUG_WORDS)),
@@ -421,22 +423,19 @@ def test_repos_in_a_text_whose_lowercase_is_longer_are_still_found():
     assert ("repo.slug", "acme/tern-gw") in {(m[0], m[1]) for m in found}
 
 
-_CUE_BITS = st.sampled_from(
-    [
-        "she", "She", "SHE", "\u017fhe", "he", "He", "they", "THEY", "the", "'s", "’s", " is",
-        " are", "'re", "’re", " ", "  ", "\n", "\t", "\u00a0", ",", "(", "a", "an", "the",
-        "their", "our", "my", "Caroline", "Dana", ":", ": ", ":\n", "x", "\u0130", ".",
-        "tHEY", "hey", "heY", "t", "S", "\u017f", "e", "E", "y", "Łukasz", "Σοφία", "\n\n",
-    ]
-)  # fmt: skip
+_CUE_BITS = [
+    "she", "She", "SHE", "\u017fhe", "he", "He", "they", "THEY", "the", "'s", "’s", " is",
+    " are", "'re", "’re", " ", "  ", "\n", "\t", "\u00a0", ",", "(", "a", "an", "the",
+    "their", "our", "my", "Caroline", "Dana", ":", ": ", ":\n", "x", "\u0130", ".",
+    "tHEY", "hey", "heY", "t", "S", "\u017f", "e", "E", "y", "Łukasz", "Σοφία", "\n\n",
+]  # fmt: skip
 
 
 @settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
-@given(bits=st.lists(_CUE_BITS, max_size=16))
-def test_cue_patterns_tried_at_their_letters_find_what_search_finds(bits):
+@given(text=_texts(_CUE_BITS, 16))
+def test_cue_patterns_tried_at_their_letters_find_what_search_finds(text):
     from vyre.extract import rules
 
-    text = "".join(bits)
     lower = text.lower()
     pronoun = rules._PRONOUN_CUE.search(text) is not None
     assert rules._cue_at(rules._PRONOUN_CUE, text, "hH", 1) == pronoun, text
@@ -498,27 +497,24 @@ def test_deadline_patterns_read_from_their_tail_find_the_same_matches(words, dat
 
 # -- what the rules read once for every family: the same as reading it as they did -----------
 
-_TOKEN_BITS = st.sampled_from(
-    [
-        "Ana", "Łukasz", "Şahin", "Ōshima", "Σοφία", "Жанна", "ǅ", "O'Neil", "O’Neil", "Jean-Luc",
-        "IBM", "Auth0", "S.p.A.", "S.r.l.", "K.K.", "M.", "S.", "A.", "&", "&&", "'s", "’s", "-",
-        "'", "’", ".", "..", "x", "ab", "9", "_", " ", "  ", "\u00a0", "\u2003", "\n", "\t", ",",
-        "Co.", "Ltd", "GmbH & Co. KG", "Pty Ltd", "S. A.", "é", "Ab", "s",
-    ]
-)  # fmt: skip
+_TOKEN_BITS = [
+    "Ana", "Łukasz", "Şahin", "Ōshima", "Σοφία", "Жанна", "ǅ", "O'Neil", "O’Neil", "Jean-Luc",
+    "IBM", "Auth0", "S.p.A.", "S.r.l.", "K.K.", "M.", "S.", "A.", "&", "&&", "'s", "’s", "-",
+    "'", "’", ".", "..", "x", "ab", "9", "_", " ", "  ", "\u00a0", "\u2003", "\n", "\t", ",",
+    "Co.", "Ltd", "GmbH & Co. KG", "Pty Ltd", "S. A.", "é", "Ab", "s",
+]  # fmt: skip
 _OLD_TOKEN = (
     r"[{up}]\.(?:[{lo}{up}]{{1,2}}\.)+|[{up}][\w'’-]*[\w]|[{up}]\.|&"  # before one first class
 )
 
 
 @settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
-@given(bits=st.lists(_TOKEN_BITS, max_size=20))
-def test_the_tokens_read_once_are_the_tokens_and_gaps_the_rules_read(bits):
+@given(text=_texts(_TOKEN_BITS, 20))
+def test_the_tokens_read_once_are_the_tokens_and_gaps_the_rules_read(text):
     import re
 
     from vyre.extract import rules
 
-    text = "".join(bits)
     old = re.compile(_OLD_TOKEN.format(up=rules._UP, lo=rules._LO))
     found = list(old.finditer(text))
     tokens = rules._Tokens(text)
@@ -535,23 +531,20 @@ def test_the_tokens_read_once_are_the_tokens_and_gaps_the_rules_read(bits):
     assert tokens.n == len(found) == len(tokens.adj)
 
 
-_PROSE_BITS = st.sampled_from(
-    [
-        "```", "``", "`", "```py\n", "code", "\n", " ", "\t", "> ", ">", ">>>", " > > ", "a > b",
-        "=>", "x", "Ana", "\n> quoted", "\n  >", "<b>", "</b>", "<system-reminder>", "#", "# h",
-        "[Acme](https://acme.com)", "é", "\u00a0", "\r\n",
-    ]
-)  # fmt: skip
+_PROSE_BITS = [
+    "```", "``", "`", "```py\n", "code", "\n", " ", "\t", "> ", ">", ">>>", " > > ", "a > b",
+    "=>", "x", "Ana", "\n> quoted", "\n  >", "<b>", "</b>", "<system-reminder>", "#", "# h",
+    "[Acme](https://acme.com)", "é", "\u00a0", "\r\n",
+]  # fmt: skip
 
 
 @settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
-@given(bits=st.lists(_PROSE_BITS, max_size=20))
-def test_prose_blanks_what_it_blanked_before(bits):
+@given(raw=_texts(_PROSE_BITS, 20))
+def test_prose_blanks_what_it_blanked_before(raw):
     import re
 
     from vyre.extract import text as prose
 
-    raw = "".join(bits)
     old_fence = re.compile(r"```.*?(?:```|\Z)", re.S)
     assert [m.span() for m in prose._FENCE.finditer(raw)] == [
         m.span() for m in old_fence.finditer(raw)
@@ -568,22 +561,33 @@ def test_prose_blanks_what_it_blanked_before(bits):
     assert p.lower == p.text.lower() and p.code_lower == p.with_code.lower()
 
 
-_DOMAIN_BITS = st.sampled_from(
-    [
-        "acme", "Acme", "co", "uk", ".", "..", ".io", ".CO", "x9", "-", "_", ":", "/", "//", "@",
-        "https://", "www.", " ", "\n", "é", "ß", "٣", "e.g.", "main.py", "a.b.c", "…", "~",
-    ]
-)  # fmt: skip
+_DOMAIN_BITS = [
+    "acme", "Acme", "co", "uk", ".", "..", ".io", ".CO", "x9", "-", "_", ":", "/", "//", "@",
+    "https://", "www.", " ", "\n", "é", "ß", "٣", "e.g.", "main.py", "a.b.c", "…", "~",
+]  # fmt: skip
 
 
 @settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
-@given(bits=st.lists(_DOMAIN_BITS, max_size=20))
-def test_domains_read_in_their_runs_are_what_finditer_finds(bits):
+@given(text=_texts(_DOMAIN_BITS, 20))
+def test_domains_read_in_their_runs_are_what_finditer_finds(text):
     from vyre.extract import rules
 
-    text = "".join(bits)
     want = [(m.span(), m.groupdict()) for m in rules._DOMAIN.finditer(text)]
     assert [(m.span(), m.groupdict()) for m in rules._domain_matches(text)] == want, text
+
+
+_VERB_BITS = [
+    *_ORG_VERB_CUES,
+    "QUOTE", "Paid", "give", "us", "sen", "t", "signe", "d", "approve", "quot", " ", "\n", "-",
+    "\u0130", "\u212a", "é", "x",
+]  # fmt: skip
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_texts(_VERB_BITS, 8))
+def test_the_org_verb_first_look_is_the_cue_words_one_by_one(text):
+    from vyre.extract import rules
+
     lower = text.lower()
     verb_cue = any(c in lower for c in rules._ORG_VERB_CUES)
     assert (rules._ORG_VERB_CUE.search(lower) is not None) == verb_cue
